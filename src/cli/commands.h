@@ -1,0 +1,14 @@
+// One function per subcommand: each adds itself to the application and runs when chosen.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kernelarc::cli {
+
+// Each returns the subcommand; its callback stores the process exit code in `exit_code`.
+CLI::App* add_eval_command(CLI::App& app, int& exit_code);
+CLI::App* add_tasks_command(CLI::App& app, int& exit_code);
+CLI::App* add_calibrate_command(CLI::App& app, int& exit_code);
+CLI::App* add_worker_command(CLI::App& app, int& exit_code);
+
+}  // namespace kernelarc::cli

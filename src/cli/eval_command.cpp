@@ -1,0 +1,295 @@
+// kernelarc eval TASK CANDIDATE: judge one candidate on every workload, print a table or JSON, record it.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "common/hash.h"
+#include "judge/judge.h"
+#include "store/store.h"
+
+namespace kernelarc::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct EvalArguments {
+  std::string task;
+  std::string candidate;
+  std::string device = "cpu";
+  bool json_output = false;
+  bool quiet = false;
+  std::string store;
+  std::vector<std::string> knobs;
+  std::vector<std::string> flags;
+  std::string baseline_candidate;
+  std::string baseline_file;
+  int rounds = 10;
+  int warmup = 10;
+  int iterations = 50;
+  int timeout_ms = 10000;
+  std::uint64_t seed = 0;
+  bool no_held_out = false;
+  bool correctness_only = false;
+  CpuPeakOverrides peaks;
+};
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string format_time(double ns) {
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  return fmt::format("{:.2f} us", ns / 1e3);
+}
+
+std::map<std::string, std::int64_t> parse_knobs(const std::vector<std::string>& items) {
+  std::map<std::string, std::int64_t> knobs;
+  for (const auto& item : items) {
+    const auto equals = item.find('=');
+    if (equals == std::string::npos || equals == 0) throw std::runtime_error(fmt::format("--knob expects NAME=VALUE, got \"{}\"", item));
+    try {
+      std::size_t used = 0;
+      knobs[item.substr(0, equals)] = std::stoll(item.substr(equals + 1), &used);
+      if (used != item.size() - equals - 1) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format("--knob {}: the value must be an integer", item));
+    }
+  }
+  return knobs;
+}
+
+// The candidate file, or the task's first CPU template with its knobs at their first values.
+judge::CandidateSource candidate_source(const task::Task& task, const EvalArguments& args) {
+  judge::CandidateSource source;
+  auto knobs = parse_knobs(args.knobs);
+  fs::path file = args.candidate;
+  if (file.empty()) {
+    const auto tmpl = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
+                                   [](const task::Template& t) { return t.device == "cpu"; });
+    if (tmpl == task.definition.templates.end())
+      throw std::runtime_error(fmt::format("task {} has no CPU template; give a candidate file", task.definition.name));
+    file = tmpl->source;
+    for (const auto& knob : tmpl->knobs) knobs.try_emplace(knob.name, knob.values.front());
+  }
+  source.source = read_text(file);
+  source.flags = args.flags;
+  source.knobs = knobs;
+  std::vector<std::string> knob_text;
+  for (const auto& [name, value] : knobs) knob_text.push_back(fmt::format("{}{}", name, value));
+  source.name = fmt::format("{}.{}{}{}", task.definition.name, file.stem().string(), knob_text.empty() ? "" : ".",
+                            fmt::join(knob_text, "_"));
+  return source;
+}
+
+json workload_json(const judge::WorkloadVerdict& row) {
+  json out = {{"uuid", row.uuid}, {"held_out", row.held_out}, {"status", judge::status_name(row.status)},
+              {"reason", row.reason}, {"rounds_passed", row.rounds_passed}};
+  if (row.roofline)
+    out["roofline"] = {{"sol_ns", row.roofline->seconds * 1e9}, {"flops", row.roofline->flops}, {"bytes", row.roofline->bytes},
+                       {"bound", row.roofline->bound}};
+  if (row.timing)
+    out["timing"] = {{"median_ns", row.timing->median_ns}, {"min_ns", row.timing->min_ns}, {"q1_ns", row.timing->q1_ns},
+                     {"q3_ns", row.timing->q3_ns}, {"call_overhead_ns", row.timing->call_overhead_ns},
+                     {"wall_per_iteration_ns", row.timing->wall_per_iteration_ns}, {"input_slots", row.timing->input_slots},
+                     {"samples_ns", row.timing->samples_ns}, {"in_process_ns", row.timing->in_process_ns}};
+  if (row.baseline_ns) out["baseline_ns"] = *row.baseline_ns;
+  if (row.score) out["score"] = *row.score;
+  return out;
+}
+
+void print_table(const task::Task& task, const judge::CandidateVerdict& verdict, const task::DevicePeaks& peaks) {
+  fmt::print("{} on {} ({}, peaks: {})\n", verdict.name, task.definition.name, peaks.name, peaks.source);
+  fmt::print("build: {} in {:.2f} s{}\n", verdict.build.ok ? "ok" : "FAILED", verdict.build.seconds,
+             verdict.build.cache_hit ? " (cached)" : "");
+  if (!verdict.build.ok) fmt::print("{}\n", verdict.build.diagnostics);
+  fmt::print("{:<28} {:<20} {:>12} {:>10} {:>12} {:>7} {:>6}  {}\n", "workload", "status", "median", "spread", "T_sol", "%SOL",
+             "score", "reason");
+  for (const auto& row : verdict.workloads) {
+    std::string median = "-", spread = "-", sol = "-", percent = "-", score = "-";
+    if (row.roofline) sol = format_time(row.roofline->seconds * 1e9);
+    if (row.timing) {
+      median = format_time(row.timing->median_ns);
+      spread = format_time(row.timing->spread());
+      if (row.roofline && row.timing->median_ns > 0)
+        percent = fmt::format("{:.1f}", 100.0 * row.roofline->seconds * 1e9 / row.timing->median_ns);
+    }
+    if (row.score) score = fmt::format("{:.3f}", *row.score);
+    std::string reason = row.reason;
+    if (!verdict.build.ok) reason = "see the build diagnostics above";
+    if (reason.size() > 160) reason = reason.substr(0, 157) + "...";
+    for (auto& c : reason) if (c == '\n') c = ' ';
+    fmt::print("{:<28} {:<20} {:>12} {:>10} {:>12} {:>7} {:>6}  {}\n", row.uuid + (row.held_out ? "*" : ""),
+               judge::status_name(row.status), median, spread, sol, percent, score, reason);
+  }
+  const auto passed = std::count_if(verdict.workloads.begin(), verdict.workloads.end(),
+                                    [](const judge::WorkloadVerdict& w) { return w.status == judge::Status::passed; });
+  fmt::print("{} of {} workloads passed{}", passed, verdict.workloads.size(),
+             std::any_of(verdict.workloads.begin(), verdict.workloads.end(), [](const auto& w) { return w.held_out; })
+                 ? " (* held out)" : "");
+  if (auto mean = verdict.mean_score()) fmt::print("; mean SOL score {:.3f}", *mean);
+  fmt::print("; judged in {:.1f} s\n", verdict.judge_seconds);
+}
+
+void record(const fs::path& store_path, const task::Task& task, const EvalArguments& args, const judge::Judge& judge,
+            const judge::CandidateSource& source, const judge::CandidateVerdict& verdict, std::int64_t& run_id) {
+  auto store = store::Store::open(store_path);
+  store.transaction([&] {
+    const auto task_id = store.upsert_task({0, task.definition.name, task.directory.string(), task.content_hash, task.definition_json});
+    json config = {{"rounds", args.rounds}, {"warmup", args.warmup}, {"iterations", args.iterations},
+                   {"timeout_ms", args.timeout_ms}, {"held_out", !args.no_held_out}};
+    store::RunRecord run;
+    run.task_id = task_id;
+    run.kind = "eval";
+    run.device = args.device;
+    run.seed = judge.seed();
+    run.config_json = config.dump();
+    run_id = store.begin_run(run);
+    store::CandidateRecord candidate;
+    candidate.run_id = run_id;
+    candidate.name = source.name;
+    candidate.source_hash = common::content_hash(source.source);
+    candidate.source = source.source;
+    candidate.knobs_json = json(source.knobs).dump();
+    candidate.proposer = "user";
+    candidate.build_json = json{{"ok", verdict.build.ok}, {"cache_key", verdict.build.cache_key}, {"cache_hit", verdict.build.cache_hit},
+                                {"seconds", verdict.build.seconds}, {"command", verdict.build.command},
+                                {"diagnostics", verdict.build.diagnostics}}.dump();
+    const auto candidate_id = store.add_candidate(candidate);
+    for (const auto& row : verdict.workloads) {
+      store::VerdictRecord record;
+      record.candidate_id = candidate_id;
+      record.workload_uuid = row.uuid;
+      record.held_out = row.held_out;
+      record.status = std::string(judge::status_name(row.status));
+      record.reason = row.reason;
+      if (row.timing) record.median_ns = row.timing->median_ns, record.samples_ns = row.timing->samples_ns;
+      if (row.roofline) record.sol_ns = row.roofline->seconds * 1e9;
+      record.baseline_ns = row.baseline_ns;
+      record.score = row.score;
+      json details = workload_json(row);
+      if (details.contains("timing")) details["timing"].erase("samples_ns");
+      record.details_json = details.dump();
+      store.add_verdict(record);
+    }
+    store.finish_run(run_id, verdict.passed() ? "passed" : "failed",
+                     json{{"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds}}.dump());
+  });
+}
+
+int run_eval(const EvalArguments& args) {
+  if (args.device != "cpu") {
+    fmt::print(stderr, "kernelarc eval: device \"{}\" is not available: this build judges on the CPU only "
+                       "(no GPU support yet); use --device cpu\n", args.device);
+    return kExitUsage;
+  }
+  task::Task task;
+  judge::CandidateSource source;
+  try {
+    task = load_task_argument(args.task);
+    source = candidate_source(task, args);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "kernelarc eval: {}\n", error.what());
+    return kExitUsage;
+  }
+  judge::JudgeOptions options;
+  options.rounds = args.rounds;
+  options.warmup = args.warmup;
+  options.iterations = args.iterations;
+  options.call_timeout = std::chrono::milliseconds(args.timeout_ms);
+  options.seed = args.seed;
+  options.include_held_out = !args.no_held_out;
+  options.time_candidates = !args.correctness_only;
+  options.roofline_margin = 2.0;  // CPU peaks are measured, not datasheet: a little headroom before calling it a hack
+  const auto progress = [&](const std::string& line) {
+    if (!args.quiet) fmt::print(stderr, "{}\n", line);
+  };
+  try {
+    judge::CpuCompiler compiler(options.compiler);
+    const auto peaks = cpu_device_peaks(compiler, options.compiler, args.peaks);
+    judge::Judge judge(task, options, peaks);
+    if (!args.baseline_file.empty()) {
+      const auto baseline = json::parse(read_text(args.baseline_file));
+      std::map<std::string, double> ns;
+      for (const auto& [uuid, ms] : baseline.items()) ns[uuid] = ms.get<double>() * 1e6;
+      judge.set_baselines(ns);
+    } else if (!args.baseline_candidate.empty()) {
+      EvalArguments baseline_args = args;
+      baseline_args.candidate = args.baseline_candidate;
+      baseline_args.knobs.clear();
+      const auto baseline_source = candidate_source(task, baseline_args);
+      progress(fmt::format("timing the baseline {}", baseline_source.name));
+      const auto baseline = judge.evaluate(baseline_source, progress);
+      std::map<std::string, double> ns;
+      for (const auto& row : baseline.workloads)
+        if (row.status == judge::Status::passed && row.timing) ns[row.uuid] = row.timing->median_ns;
+      if (ns.empty()) progress("the baseline passed no workload, so there is no SOL score");
+      judge.set_baselines(ns);
+    }
+    const auto verdict = judge.evaluate(source, progress);
+    std::int64_t run_id = 0;
+    const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
+    record(store_path, task, args, judge, source, verdict, run_id);
+    if (args.json_output) {
+      json out = {{"task", task.definition.name}, {"candidate", source.name}, {"device", args.device},
+                  {"peaks", {{"name", peaks.name}, {"source", peaks.source}, {"bytes_per_second", peaks.bytes_per_second},
+                             {"flops_per_second", peaks.flops_per_second}}},
+                  {"seed", std::to_string(judge.seed())}, {"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds},
+                  {"worker_restarts", verdict.worker_restarts}, {"store", store_path.string()}, {"run_id", run_id},
+                  {"build", {{"ok", verdict.build.ok}, {"cache_hit", verdict.build.cache_hit}, {"seconds", verdict.build.seconds},
+                             {"cache_key", verdict.build.cache_key}, {"diagnostics", verdict.build.diagnostics}}},
+                  {"workloads", json::array()}};
+      if (auto mean = verdict.mean_score()) out["mean_score"] = *mean;
+      for (const auto& row : verdict.workloads) out["workloads"].push_back(workload_json(row));
+      std::cout << out.dump(2) << std::endl;
+    } else {
+      print_table(task, verdict, peaks);
+      fmt::print("recorded as run {} in {}\n", run_id, store_path.string());
+    }
+    return verdict.passed() ? kExitOk : kExitFailed;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "kernelarc eval: {}\n", error.what());
+    return kExitUsage;
+  }
+}
+
+}  // namespace
+
+CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<EvalArguments>();
+  auto* command = app.add_subcommand("eval", "Judge one candidate on every workload of a task; exits 0 only if all pass");
+  command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)")->required();
+  command->add_option("candidate", args->candidate, "The candidate's C++ source (default: the task's first CPU template)");
+  command->add_option("--device", args->device, "cpu (GPUs come with the CUDA judge)")->envname("KERNELARC_DEVICE")->capture_default_str();
+  command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");
+  command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
+  command->add_option("--store", args->store, "The run store (SQLite; default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
+  command->add_option("--knob", args->knobs, "NAME=VALUE, defined for the candidate's build (repeatable)");
+  command->add_option("--flag", args->flags, "An extra compiler flag for the candidate (repeatable)");
+  command->add_option("--baseline-candidate", args->baseline_candidate, "Judge this candidate first; its times are T_b for the SOL score");
+  command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> baseline time in ms");
+  command->add_option("--rounds", args->rounds, "Correctness rounds per workload, fresh inputs each")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--warmup", args->warmup, "Untimed calls before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
+  command->add_option("--iterations", args->iterations, "Timed calls per workload")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--timeout-ms", args->timeout_ms, "Deadline of one call")->check(CLI::PositiveNumber)->envname("KERNELARC_TIMEOUT_MS")->capture_default_str();
+  command->add_option("--seed", args->seed, "Input seed (default: a fresh secret one)")->envname("KERNELARC_SEED");
+  command->add_flag("--no-held-out", args->no_held_out, "Skip the held-out workloads");
+  command->add_flag("--correctness-only", args->correctness_only, "Check without timing");
+  command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");
+  command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)");
+  command->callback([args, &exit_code] { exit_code = run_eval(*args); });
+  return command;
+}
+
+}  // namespace kernelarc::cli

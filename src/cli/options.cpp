@@ -1,0 +1,56 @@
+#include "cli/options.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "judge/cpu_calibration.h"
+
+#ifndef KERNELARC_TASKS_DIR
+#define KERNELARC_TASKS_DIR "tasks"
+#endif
+
+namespace kernelarc::cli {
+
+namespace fs = std::filesystem;
+
+fs::path builtin_tasks_directory() {
+  if (const char* dir = std::getenv("KERNELARC_TASKS_DIR"); dir && *dir) return dir;
+  return KERNELARC_TASKS_DIR;
+}
+
+task::Task load_task_argument(const std::string& argument) {
+  if (fs::is_directory(argument)) return task::load_task(argument);
+  const fs::path builtin = builtin_tasks_directory() / argument;
+  if (argument.find('/') == std::string::npos && fs::is_directory(builtin)) return task::load_task(builtin);
+  throw task::TaskError(argument, "", fmt::format("expected a task directory or the name of a built-in task (see `kernelarc tasks`; "
+                                                  "built-in tasks are in {})", builtin_tasks_directory().string()));
+}
+
+fs::path default_store_path() {
+  if (const char* path = std::getenv("KERNELARC_STORE"); path && *path) return path;
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data) return fs::path(data) / "kernelarc" / "runs.db";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".local" / "share" / "kernelarc" / "runs.db";
+  return "kernelarc-runs.db";
+}
+
+task::DevicePeaks cpu_device_peaks(const judge::CpuCompiler& compiler, const judge::CompilerOptions& options,
+                                   const CpuPeakOverrides& overrides) {
+  const fs::path cache = options.cache_directory.empty() ? judge::default_cache_directory() : options.cache_directory;
+  task::DevicePeaks peaks;
+  if (overrides.bandwidth_gbps > 0 && overrides.gflops > 0) {
+    peaks.name = "CPU " + judge::cpu_model_name();
+    peaks.source = "command line";
+  } else if (auto cached = judge::load_cpu_calibration(cache)) {
+    peaks = *cached;
+  } else {
+    fmt::print(stderr, "Calibrating this CPU once (copy bandwidth and fp32 rate; cached in {})...\n", cache.string());
+    peaks = judge::calibrate_cpu(compiler);
+    judge::save_cpu_calibration(cache, peaks);
+  }
+  if (overrides.bandwidth_gbps > 0) peaks.bytes_per_second = overrides.bandwidth_gbps * 1e9;
+  if (overrides.gflops > 0) peaks.flops_per_second["fp32"] = overrides.gflops * 1e9;
+  return peaks;
+}
+
+}  // namespace kernelarc::cli

@@ -1,0 +1,37 @@
+// What every subcommand shares: where things are found and the CPU's peak rates.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "judge/cpu_compiler.h"
+#include "task/roofline.h"
+#include "task/task.h"
+
+namespace kernelarc::cli {
+
+// $KERNELARC_TASKS_DIR, else the tasks/ folder of the source tree this binary was built from.
+std::filesystem::path builtin_tasks_directory();
+
+// A path to a task directory, or the name of a built-in task.
+task::Task load_task_argument(const std::string& argument);
+
+// $KERNELARC_STORE, else $XDG_DATA_HOME/kernelarc/runs.db, else ~/.local/share/kernelarc/runs.db.
+std::filesystem::path default_store_path();
+
+struct CpuPeakOverrides {
+  double bandwidth_gbps = 0;  // 0: not given
+  double gflops = 0;
+};
+
+// The CPU's peaks: both overrides given, else the cached calibration, else a fresh one (said on stderr).
+task::DevicePeaks cpu_device_peaks(const judge::CpuCompiler& compiler, const judge::CompilerOptions& options,
+                                   const CpuPeakOverrides& overrides);
+
+// Exit codes of every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;  // a candidate failed a check
+inline constexpr int kExitUsage = 2;   // bad input: unknown task, malformed file, unsupported device
+
+}  // namespace kernelarc::cli

@@ -1,0 +1,130 @@
+#include "judge/comparison.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+
+namespace kernelarc::judge {
+
+std::string format_index(std::int64_t flat_value_index, const std::vector<std::int64_t>& shape, int values_per_element) {
+  std::int64_t element = flat_value_index / values_per_element;
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    const std::int64_t extent = std::max<std::int64_t>(shape[d], 1);
+    index[d] = element % extent;
+    element /= extent;
+  }
+  std::string text = fmt::format("[{}]", fmt::join(index, ", "));
+  if (values_per_element > 1) text += fmt::format(" value {}", flat_value_index % values_per_element);
+  return text;
+}
+
+Comparison compare_output(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
+                          const std::byte* actual, const std::byte* expected, const task::Tolerance& tolerance,
+                          std::optional<std::byte> poison) {
+  const std::int64_t count = task::element_count(shape);
+  const int per_element = task::values_per_element(dtype);
+  const auto got = task::to_float32(dtype, actual, count);
+  const auto want = task::to_float32(dtype, expected, count);
+  const std::size_t element_bytes = std::max<std::size_t>(task::dtype_bits(dtype) / 8, 1);
+  const auto is_poison = [&](std::int64_t value_index) {
+    if (!poison || task::dtype_bits(dtype) < 8) return false;
+    const std::byte* element = actual + (value_index / per_element) * element_bytes;
+    for (std::size_t b = 0; b < element_bytes; ++b)
+      if (element[b] != *poison) return false;
+    return true;
+  };
+  Comparison result;
+  result.values = static_cast<std::int64_t>(got.size());
+  bool all_zero = true, reference_all_zero = true;
+  std::int64_t poisoned_bad = 0;
+  std::string first_problem;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double x = got[i], y = want[i];
+    all_zero = all_zero && x == 0;
+    reference_all_zero = reference_all_zero && y == 0;
+    bool bad;
+    double error = 0;
+    if (std::isnan(x) || std::isinf(x)) {
+      bad = !(tolerance.allow_negative_inf && x < 0 && std::isinf(x) && y == x);
+      if (bad && first_problem.empty() && !is_poison(static_cast<std::int64_t>(i)))
+        first_problem = fmt::format("{} at {}", std::isnan(x) ? "NaN" : (x > 0 ? "+inf" : "-inf"),
+                                    format_index(static_cast<std::int64_t>(i), shape, per_element));
+    } else if (std::isinf(y)) {
+      bad = true;  // the reference has -inf here (allowed by tolerance), the candidate a finite value
+    } else {
+      error = std::fabs(x - y);
+      bad = error > tolerance.max_atol + tolerance.max_rtol * std::fabs(y);
+      result.max_abs_error = std::max(result.max_abs_error, error);
+      if (y != 0) result.max_rel_error = std::max(result.max_rel_error, error / std::fabs(y));
+    }
+    if (bad) {
+      if (result.first_bad_index < 0) result.first_bad_index = static_cast<std::int64_t>(i);
+      ++result.mismatched;
+      if (is_poison(static_cast<std::int64_t>(i))) ++poisoned_bad;
+    }
+  }
+  result.matched_ratio = result.values ? 1.0 - static_cast<double>(result.mismatched) / static_cast<double>(result.values) : 1.0;
+  result.unwritten = poisoned_bad > 0 && poisoned_bad == result.mismatched;
+  const auto where = [&](std::int64_t i) {
+    return fmt::format("{}: got {:.6g}, expected {:.6g}", format_index(i, shape, per_element), got[i], want[i]);
+  };
+  if (poisoned_bad > 0) {
+    result.reason = fmt::format("output '{}': {} of {} values left unwritten (still the poison pattern), first at {}",
+                                name, poisoned_bad, result.values, format_index(result.first_bad_index, shape, per_element));
+  } else if (!first_problem.empty()) {
+    result.reason = fmt::format("output '{}': {} ({} bad values in all)", name, first_problem, result.mismatched);
+  } else if (all_zero && !reference_all_zero) {
+    result.reason = fmt::format("output '{}': every value is zero but the reference is not", name);
+  } else if (result.matched_ratio < tolerance.required_matched_ratio) {
+    result.reason = fmt::format(
+        "output '{}': {} of {} values ({:.2f}%) outside atol {:g} + rtol {:g}, need {:.2f}% matched; first bad {}; "
+        "max abs error {:.4g}",
+        name, result.mismatched, result.values, 100.0 * result.mismatched / std::max<std::int64_t>(result.values, 1),
+        tolerance.max_atol, tolerance.max_rtol, 100.0 * tolerance.required_matched_ratio, where(result.first_bad_index),
+        result.max_abs_error);
+  } else if (tolerance.max_error_cap && result.max_abs_error > *tolerance.max_error_cap) {
+    result.reason = fmt::format("output '{}': max abs error {:.4g} is over the cap {:g}", name, result.max_abs_error,
+                                *tolerance.max_error_cap);
+  } else if (result.mismatched > 0 && std::isnan(result.max_abs_error)) {
+    result.reason = fmt::format("output '{}': invalid values", name);
+  }
+  // NaN or Inf fail even when few enough to fit in the unmatched ratio.
+  if (result.reason.empty() && !first_problem.empty())
+    result.reason = fmt::format("output '{}': {}", name, first_problem);
+  result.passed = result.reason.empty();
+  return result;
+}
+
+std::optional<std::string> reference_output_problem(const std::string& name, task::DType dtype,
+                                                    const std::vector<std::int64_t>& shape, const std::byte* values,
+                                                    const task::Tolerance& tolerance) {
+  const auto data = task::to_float32(dtype, values, task::element_count(shape));
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const float v = data[i];
+    if (std::isnan(v) || (std::isinf(v) && !(tolerance.allow_negative_inf && v < 0)))
+      return fmt::format("reference output '{}' has {} at {}", name, std::isnan(v) ? "NaN" : "Inf",
+                         format_index(static_cast<std::int64_t>(i), shape, task::values_per_element(dtype)));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> nondeterminism(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
+                                          const std::byte* first, const std::byte* second, const task::Tolerance& tolerance) {
+  const std::int64_t count = task::element_count(shape);
+  const auto a = task::to_float32(dtype, first, count);
+  const auto b = task::to_float32(dtype, second, count);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (a[i] == b[i]) continue;
+    // Rounding differences from a different summation order stay far inside the task's band.
+    const double band = 0.1 * (tolerance.max_atol + tolerance.max_rtol * std::fabs(b[i]));
+    if (!(std::fabs(a[i] - b[i]) <= band))
+      return fmt::format("output '{}' differs between two runs on the same inputs at {}: {:.6g} then {:.6g}", name,
+                         format_index(static_cast<std::int64_t>(i), shape, task::values_per_element(dtype)), a[i], b[i]);
+  }
+  return std::nullopt;
+}
+
+}  // namespace kernelarc::judge

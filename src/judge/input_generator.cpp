@@ -1,0 +1,173 @@
+#include "judge/input_generator.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <stdexcept>
+
+#include "common/hash.h"
+#include "task/safetensors.h"
+
+namespace kernelarc::judge {
+
+namespace {
+
+// A small deterministic generator (SplitMix64 stream) so inputs are identical on every platform.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() { return common::mix64(state_++); }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double normal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    double u = 0;
+    while (u <= 0) u = uniform();
+    const double v = uniform();
+    const double radius = std::sqrt(-2.0 * std::log(u));
+    spare_ = radius * std::sin(2 * M_PI * v);
+    has_spare_ = true;
+    return radius * std::cos(2 * M_PI * v);
+  }
+
+ private:
+  std::uint64_t state_;
+  double spare_ = 0;
+  bool has_spare_ = false;
+};
+
+bool mentions(const std::string& text, std::initializer_list<const char*> words) {
+  return std::any_of(words.begin(), words.end(), [&](const char* word) { return text.find(word) != std::string::npos; });
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+}  // namespace
+
+ValueProfile choose_profile(const task::TensorSpec& spec, std::size_t rank) {
+  const std::string name = lowercase(spec.name);
+  const std::string text = name + " " + lowercase(spec.description);
+  if (spec.dtype == task::DType::boolean || mentions(name, {"mask"})) return ValueProfile::mask;
+  if (task::is_integral(spec.dtype)) {
+    if (mentions(text, {"idx", "index", "indices", "ids", "position", "token"})) return ValueProfile::indices;
+    return ValueProfile::small_integers;
+  }
+  if (mentions(text, {"prob", "probabilities", "attention weights"})) return ValueProfile::probabilities;
+  if (mentions(name, {"cos", "sin", "rotary", "rope", "freq"})) return ValueProfile::rotary;
+  if (mentions(text, {"decay", "gate_logit_decay", "forget"})) return ValueProfile::unit_interval;
+  if (mentions(name, {"var", "scale", "std", "temperature"})) return ValueProfile::positive;
+  if (mentions(name, {"bias", "beta"})) return ValueProfile::bias;
+  const bool norm = mentions(text, {"norm", "gamma", "ln_", "layernorm", "rmsnorm"});
+  if (mentions(name, {"weight", "gamma"}) && (norm || rank <= 1)) return ValueProfile::norm_weight;
+  if (mentions(name, {"weight", "proj", "w_", "kernel"}) && rank >= 2) return ValueProfile::fan_in_weight;
+  return ValueProfile::normal;
+}
+
+const char* profile_name(ValueProfile profile) {
+  switch (profile) {
+    case ValueProfile::normal: return "normal";
+    case ValueProfile::norm_weight: return "norm_weight";
+    case ValueProfile::bias: return "bias";
+    case ValueProfile::fan_in_weight: return "fan_in_weight";
+    case ValueProfile::probabilities: return "probabilities";
+    case ValueProfile::positive: return "positive";
+    case ValueProfile::unit_interval: return "unit_interval";
+    case ValueProfile::rotary: return "rotary";
+    case ValueProfile::mask: return "mask";
+    case ValueProfile::indices: return "indices";
+    case ValueProfile::small_integers: return "small_integers";
+  }
+  return "?";
+}
+
+std::vector<std::byte> generate_input(const task::TensorSpec& spec, const std::vector<std::int64_t>& shape,
+                                      const task::InputSource& source, std::uint64_t seed) {
+  const std::int64_t count = task::element_count(shape);
+  std::vector<std::byte> bytes(task::storage_bytes(spec.dtype, count));
+  const int per_element = task::values_per_element(spec.dtype);
+  const std::int64_t values = count * per_element;
+  if (source.kind == task::InputKind::custom)
+    throw std::runtime_error(fmt::format("input '{}' is custom: it needs the PyTorch reference oracle", spec.name));
+  if (source.kind == task::InputKind::safetensors) {
+    const auto tensor = task::read_safetensors_tensor(source.path, source.tensor_key);
+    if (tensor.dtype != spec.dtype || tensor.shape != shape)
+      throw std::runtime_error(fmt::format("input '{}': safetensors tensor '{}' is {} {}, expected {} {}", spec.name,
+                                           source.tensor_key, task::dtype_name(tensor.dtype), fmt::join(tensor.shape, "x"),
+                                           task::dtype_name(spec.dtype), fmt::join(shape, "x")));
+    std::memcpy(bytes.data(), tensor.data.data(), bytes.size());
+    return bytes;
+  }
+  std::vector<float> data(static_cast<std::size_t>(values));
+  if (source.kind == task::InputKind::scalar) {
+    std::fill(data.begin(), data.end(), static_cast<float>(source.value));
+  } else {
+    Random random(seed);
+    const auto profile = choose_profile(spec, shape.size());
+    const std::int64_t row = shape.empty() ? 1 : std::max<std::int64_t>(shape.back() * per_element, 1);
+    switch (profile) {
+      case ValueProfile::normal:
+        for (auto& v : data) v = static_cast<float>(random.normal());
+        break;
+      case ValueProfile::norm_weight:
+        for (auto& v : data) v = static_cast<float>(1.0 + 0.1 * random.normal());
+        break;
+      case ValueProfile::bias:
+        for (auto& v : data) v = static_cast<float>(0.1 * random.normal());
+        break;
+      case ValueProfile::fan_in_weight: {
+        const double scale = 1.0 / std::sqrt(static_cast<double>(row));
+        for (auto& v : data) v = static_cast<float>(scale * random.normal());
+        break;
+      }
+      case ValueProfile::probabilities:
+        for (std::int64_t start = 0; start < values; start += row) {
+          double total = 0;
+          const std::int64_t end = std::min(values, start + row);
+          for (std::int64_t i = start; i < end; ++i) total += (data[i] = static_cast<float>(std::exp(random.normal())));
+          for (std::int64_t i = start; i < end; ++i) data[i] = static_cast<float>(data[i] / total);
+        }
+        break;
+      case ValueProfile::positive:
+        for (auto& v : data) v = static_cast<float>(std::fabs(random.normal()) + 0.5);
+        break;
+      case ValueProfile::unit_interval:
+        for (auto& v : data) v = static_cast<float>(0.05 + 0.9 * random.uniform());
+        break;
+      case ValueProfile::rotary:
+        for (std::size_t i = 0; i < data.size(); ++i) {
+          const double angle = 2 * M_PI * random.uniform();
+          data[i] = static_cast<float>(i % 2 ? std::sin(angle) : std::cos(angle));
+        }
+        break;
+      case ValueProfile::mask:
+        for (std::int64_t start = 0; start < values; start += row) {
+          const std::int64_t end = std::min(values, start + row);
+          for (std::int64_t i = start; i < end; ++i) data[i] = random.uniform() < 0.7 ? 1.0f : 0.0f;
+          data[start] = 1.0f;  // a row with nothing valid is not a real mask
+        }
+        break;
+      case ValueProfile::indices:
+        for (auto& v : data) v = static_cast<float>(random.next() % 128);
+        break;
+      case ValueProfile::small_integers:
+        for (auto& v : data) v = static_cast<float>(static_cast<int>(random.next() % 17) - 8);
+        break;
+    }
+    if (task::is_floating(spec.dtype)) {
+      const float limit = static_cast<float>(task::max_finite(spec.dtype));
+      for (auto& v : data) v = std::clamp(v, -limit, limit);
+    }
+  }
+  task::from_float32(spec.dtype, data.data(), values, bytes.data());
+  return bytes;
+}
+
+}  // namespace kernelarc::judge

@@ -1,0 +1,545 @@
+#include "judge/judge.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "common/hash.h"
+#include "judge/comparison.h"
+#include "judge/input_generator.h"
+#include "judge/shared_buffer.h"
+#include "judge/worker_process.h"
+
+namespace kernelarc::judge {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kAlignment = 256;
+constexpr std::size_t kGuardBytes = 256;
+constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in the integers
+constexpr std::byte kPoisonSecond{0xFE};  // a huge negative or NaN: no plausible output
+constexpr int kOverheadProbes = 15;
+
+std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
+
+std::size_t read_cache_size(const fs::path& file) {
+  std::ifstream in(file);
+  std::string text;
+  if (!(in >> text) || text.empty()) return 0;
+  std::size_t value = std::strtoull(text.c_str(), nullptr, 10);
+  if (text.back() == 'K') value <<= 10;
+  if (text.back() == 'M') value <<= 20;
+  return value;
+}
+
+// A verdict that ends a workload's checks: the status and a reason an agent can act on.
+struct Failure {
+  Status status;
+  std::string reason;
+};
+
+// Where each tensor lives in a shared buffer: inputs in slots (one per distinct address), then outputs between guards.
+struct Layout {
+  std::vector<std::size_t> input_offsets;   // within a slot
+  std::vector<std::size_t> input_bytes;
+  std::size_t slot_bytes = 0;
+  std::vector<std::size_t> output_offsets;  // within the output region
+  std::vector<std::size_t> output_bytes;
+  std::size_t output_region_bytes = 0;
+  int slots = 1;
+  std::size_t output_base() const { return static_cast<std::size_t>(slots) * slot_bytes; }
+  std::size_t total_bytes() const { return output_base() + output_region_bytes; }
+};
+
+Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolved, int wanted_slots, std::size_t pool_bytes) {
+  Layout layout;
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < task.definition.inputs.size(); ++i) {
+    const auto bytes = task::storage_bytes(task.definition.inputs[i].dtype, task::element_count(resolved.input_shapes[i]));
+    layout.input_offsets.push_back(offset);
+    layout.input_bytes.push_back(bytes);
+    offset = align_up(offset + bytes + 1);  // at least one guard byte after every input
+  }
+  layout.slot_bytes = std::max(offset, kAlignment);
+  std::size_t out = kGuardBytes;
+  for (std::size_t i = 0; i < task.definition.outputs.size(); ++i) {
+    const auto bytes = task::storage_bytes(task.definition.outputs[i].dtype, task::element_count(resolved.output_shapes[i]));
+    layout.output_offsets.push_back(out);
+    layout.output_bytes.push_back(bytes);
+    out = align_up(out + bytes) + kGuardBytes;
+  }
+  layout.output_region_bytes = out;
+  const auto affordable = static_cast<int>(std::max<std::size_t>(pool_bytes / layout.slot_bytes, 1));
+  layout.slots = std::clamp(wanted_slots, 1, affordable);
+  return layout;
+}
+
+// Everything about a workload's memory the trusted side knows: pristine input images and guard bytes.
+struct Variant {
+  std::vector<std::byte> slot_image;                 // inputs with guard bytes in the gaps
+  std::vector<std::vector<std::byte>> reference;     // reference outputs
+};
+
+std::optional<std::string> find_background_activity(pid_t pid) {
+  const fs::path tasks = fs::path("/proc") / std::to_string(pid) / "task";
+  std::error_code error;
+  const auto runtime = [&]() {
+    double total = 0;
+    int threads = 0;
+    for (const auto& entry : fs::directory_iterator(tasks, error)) {
+      std::ifstream stat(entry.path() / "schedstat");
+      double ns = 0;
+      if (stat >> ns) total += ns;
+      ++threads;
+    }
+    return std::pair{threads, total};
+  };
+  const auto [threads, before] = runtime();
+  if (threads <= 1) return std::nullopt;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto [threads_after, after] = runtime();
+  // An idle pool parked in the kernel uses nothing; work still running after the call returned is a hack.
+  if (after - before > 5e6)
+    return fmt::format("work kept running on {} threads after the call returned ({:.1f} ms of CPU in 50 ms)", threads_after - 1,
+                       (after - before) / 1e6);
+  return std::nullopt;
+}
+
+double percentile(std::vector<double> sorted_values, double fraction) {
+  if (sorted_values.empty()) return 0;
+  std::sort(sorted_values.begin(), sorted_values.end());
+  const double position = fraction * static_cast<double>(sorted_values.size() - 1);
+  const auto below = static_cast<std::size_t>(position);
+  const auto above = std::min(below + 1, sorted_values.size() - 1);
+  return sorted_values[below] + (position - static_cast<double>(below)) * (sorted_values[above] - sorted_values[below]);
+}
+
+}  // namespace
+
+std::size_t default_flush_bytes() {
+  std::size_t largest = 0;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", error))
+    largest = std::max(largest, read_cache_size(entry.path() / "size"));
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  if (largest == 0) largest = static_cast<std::size_t>(std::max(0L, sysconf(_SC_LEVEL3_CACHE_SIZE)));
+#endif
+  if (largest == 0) largest = 32u << 20;
+  return 2 * largest;
+}
+
+fs::path current_executable() { return fs::read_symlink("/proc/self/exe"); }
+
+// One worker with its library loaded and one shared buffer mapped; set up again after any restart.
+struct Judge::Session {
+  WorkerProcess worker;
+  fs::path library;
+  std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
+  json bind;
+  bool ready = false;
+
+  explicit Session(WorkerOptions options) : worker(std::move(options)) {}
+
+  // Returns a failure when the library cannot be loaded or the worker cannot be set up.
+  std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const json& binding,
+                                 std::chrono::milliseconds deadline, Status load_failure_status) {
+    if (ready && worker.running() && mapped_generation == generation && bind == binding) return std::nullopt;
+    const bool restart = !worker.running() || !ready;
+    const auto step = [&](const json& message) -> std::optional<Failure> {
+      const auto reply = worker.request(message, deadline);
+      if (reply.ok()) return std::nullopt;
+      if (reply.outcome == ReplyOutcome::refused)
+        return Failure{load_failure_status, reply.description};
+      return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
+                     fmt::format("while loading: {}{}", reply.description, tail())};
+    };
+    if (restart) {
+      ready = false;
+      if (auto failure = step({{"op", "load"}, {"library", library.string()}})) return failure;
+    }
+    if (restart || mapped_generation != generation) {
+      if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}})) return failure;
+    }
+    if (auto failure = step(binding)) return failure;
+    mapped_generation = generation;
+    bind = binding;
+    ready = true;
+    return std::nullopt;
+  }
+
+  std::string tail() const {
+    const std::string text = worker.log_tail();
+    return text.empty() ? "" : fmt::format("; its last output: \"{}\"", text);
+  }
+};
+
+Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks)
+    : task_(task), options_(std::move(options)), peaks_(std::move(peaks)), compiler_(options_.compiler) {
+  if (options_.seed == 0) options_.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (options_.worker_executable.empty()) options_.worker_executable = current_executable();
+  if (options_.flush_bytes == 0) options_.flush_bytes = default_flush_bytes();
+  if (options_.rounds < 1 || options_.iterations < 1 || options_.warmup < 0)
+    throw std::invalid_argument("the judge needs at least one round and one timed iteration");
+  fs::path base = options_.scratch_directory;
+  if (base.empty()) base = access("/dev/shm", W_OK) == 0 ? fs::path("/dev/shm") : fs::temp_directory_path();
+  fs::create_directories(base);
+  std::string pattern = (base / "kernelarc-judge-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error(fmt::format("cannot create a scratch folder in {}", base.string()));
+  scratch_ = pattern;
+}
+
+Judge::~Judge() {
+  std::error_code ignored;
+  fs::remove_all(scratch_, ignored);
+}
+
+CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const ProgressCallback& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto say = [&](const std::string& line) {
+    if (progress) progress(line);
+  };
+  const int evaluation = ++evaluations_;
+  CandidateVerdict verdict;
+  verdict.name = candidate.name;
+
+  std::vector<std::string> flags = task_.definition.cflags;
+  flags.insert(flags.end(), candidate.flags.begin(), candidate.flags.end());
+  say(fmt::format("building {}", candidate.name));
+  verdict.build = compiler_.build({candidate.source, flags, candidate.knobs});
+
+  std::vector<const task::Workload*> workloads;
+  for (const auto& workload : task_.workloads)
+    if (!workload.held_out || options_.include_held_out) workloads.push_back(&workload);
+  const auto fill_all = [&](Status status, const std::string& reason) {
+    for (const auto* workload : workloads) {
+      WorkloadVerdict row;
+      row.uuid = workload->uuid;
+      row.held_out = workload->held_out;
+      row.status = status;
+      row.reason = reason;
+      verdict.workloads.push_back(std::move(row));
+    }
+    verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return verdict;
+  };
+  if (!verdict.build.ok) return fill_all(Status::compile_error, verdict.build.diagnostics);
+
+  if (!reference_build_) {
+    const auto native = task_.definition.native_reference.find("cpu");
+    if (native == task_.definition.native_reference.end()) {
+      BuildResult missing;
+      missing.diagnostics = "the task has no native CPU reference (kernelarc.native_reference.cpu); a PyTorch-only "
+                            "reference needs the reference oracle";
+      reference_build_ = missing;
+    } else {
+      std::ifstream in(native->second, std::ios::binary);
+      std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      say("building the native reference");
+      reference_build_ = compiler_.build({source, task_.definition.cflags, {}});
+      if (!reference_build_->ok)
+        reference_build_->diagnostics = "the native reference does not build:\n" + reference_build_->diagnostics;
+    }
+  }
+  if (!reference_build_->ok) return fill_all(Status::invalid_reference, reference_build_->diagnostics);
+
+  const fs::path prefix = scratch_ / fmt::format("e{}", evaluation);
+  Session candidate_session({options_.worker_executable, "cpu", prefix.string() + "-candidate.log"});
+  Session reference_session({options_.worker_executable, "cpu", prefix.string() + "-reference.log"});
+  candidate_session.library = verdict.build.library;
+  reference_session.library = reference_build_->library;
+  const auto deadline = options_.call_timeout;
+  std::uint64_t buffer_generation = 0;
+
+  for (const auto* workload : workloads) {
+    WorkloadVerdict row;
+    row.uuid = workload->uuid;
+    row.held_out = workload->held_out;
+    say(fmt::format("workload {}{}", workload->uuid, workload->held_out ? " (held out)" : ""));
+    const auto resolved = task::resolve_workload(task_, *workload);
+    row.roofline = task::estimate_roofline(task_, resolved, peaks_);
+    if (auto baseline = baselines_.find(workload->uuid); baseline != baselines_.end()) row.baseline_ns = baseline->second;
+
+    const std::uint64_t workload_seed = common::mix64(options_.seed ^ common::fnv1a64(workload->uuid));
+    const auto& def = task_.definition;
+    const int total_calls = options_.warmup + options_.iterations;
+    const Layout layout = make_layout(task_, resolved, options_.time_candidates ? total_calls : 1, options_.input_pool_bytes);
+    const Layout reference_layout = make_layout(task_, resolved, 1, options_.input_pool_bytes);
+
+    std::vector<std::byte> guard(kGuardBytes);
+    {
+      std::uint64_t state = common::mix64(workload_seed + 17);
+      for (auto& byte : guard) byte = static_cast<std::byte>((state = common::mix64(state)) & 0xFF);
+    }
+
+    const std::uint64_t generation = ++buffer_generation;
+    const auto result = [&]() -> std::optional<Failure> {
+      SharedBuffer buffer, reference_buffer;
+      try {
+        buffer = SharedBuffer::create(prefix.string() + "-candidate.buf", layout.total_bytes());
+        reference_buffer = SharedBuffer::create(prefix.string() + "-reference.buf", reference_layout.total_bytes());
+      } catch (const std::exception& error) {
+        return Failure{Status::runtime_error, fmt::format("judge could not allocate the workload's memory: {}", error.what())};
+      }
+      json binding = {{"op", "bind"}, {"inputs", json::array()}, {"outputs", json::array()}};
+      for (std::size_t i = 0; i < def.inputs.size(); ++i)
+        binding["inputs"].push_back({{"dtype", task::dtype_name(def.inputs[i].dtype)}, {"shape", resolved.input_shapes[i]}});
+      for (std::size_t i = 0; i < def.outputs.size(); ++i)
+        binding["outputs"].push_back({{"dtype", task::dtype_name(def.outputs[i].dtype)}, {"shape", resolved.output_shapes[i]}});
+
+      const auto call_message = [&](const Layout& lay, int slot) {
+        json inputs = json::array(), outputs = json::array();
+        for (auto offset : lay.input_offsets) inputs.push_back(static_cast<std::size_t>(slot) * lay.slot_bytes + offset);
+        for (auto offset : lay.output_offsets) outputs.push_back(lay.output_base() + offset);
+        return json{{"op", "call"}, {"inputs", inputs}, {"outputs", outputs}};
+      };
+      const auto write_slot = [](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) {
+        std::memcpy(buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes, image.data(), image.size());
+      };
+      const auto prepare_outputs = [&](const SharedBuffer& buf, const Layout& lay, std::byte poison) {
+        std::byte* region = buf.data() + lay.output_base();
+        for (std::size_t at = 0; at < lay.output_region_bytes; at += kGuardBytes)
+          std::memcpy(region + at, guard.data(), std::min(kGuardBytes, lay.output_region_bytes - at));
+        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i)
+          std::memset(region + lay.output_offsets[i], static_cast<int>(poison), lay.output_bytes[i]);
+      };
+      // Guards around outputs: a write past an output's end means the candidate assumed another shape.
+      const auto check_output_guards = [&](const SharedBuffer& buf, const Layout& lay) -> std::optional<Failure> {
+        const std::byte* region = buf.data() + lay.output_base();
+        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
+          const std::size_t before = lay.output_offsets[i] - kGuardBytes;
+          const std::size_t after_start = lay.output_offsets[i] + lay.output_bytes[i];
+          const std::size_t after_end = (i + 1 < lay.output_offsets.size() ? lay.output_offsets[i + 1] - kGuardBytes : lay.output_region_bytes);
+          for (std::size_t at = before; at < lay.output_offsets[i]; ++at)
+            if (region[at] != guard[at % kGuardBytes])
+              return Failure{Status::incorrect_shape, fmt::format("wrote {} bytes before the start of output '{}' (shape [{}], {})",
+                                                                  lay.output_offsets[i] - at, def.outputs[i].name,
+                                                                  fmt::join(resolved.output_shapes[i], ", "), task::dtype_name(def.outputs[i].dtype))};
+          for (std::size_t at = after_end; at-- > after_start;)
+            if (region[at] != guard[at % kGuardBytes])
+              return Failure{Status::incorrect_shape, fmt::format("wrote past the end of output '{}' (up to byte {} of {}; shape [{}], {})",
+                                                                  def.outputs[i].name, at - lay.output_offsets[i] + 1, lay.output_bytes[i],
+                                                                  fmt::join(resolved.output_shapes[i], ", "), task::dtype_name(def.outputs[i].dtype))};
+        }
+        return std::nullopt;
+      };
+      const auto check_inputs = [&](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) -> std::optional<Failure> {
+        const std::byte* start = buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes;
+        if (std::memcmp(start, image.data(), image.size()) == 0) return std::nullopt;
+        std::size_t at = 0;
+        while (start[at] == image[at]) ++at;
+        for (std::size_t i = 0; i < lay.input_offsets.size(); ++i)
+          if (at >= lay.input_offsets[i] && at < lay.input_offsets[i] + lay.input_bytes[i])
+            return Failure{Status::reward_hack, fmt::format("modified its input '{}' (first changed byte {})", def.inputs[i].name,
+                                                            at - lay.input_offsets[i])};
+        return Failure{Status::reward_hack, fmt::format("wrote outside its buffers (between inputs, byte {} of the input area)", at)};
+      };
+      const auto outputs_of = [&](const SharedBuffer& buf, const Layout& lay) {
+        std::vector<std::vector<std::byte>> outs;
+        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
+          const std::byte* at = buf.data() + lay.output_base() + lay.output_offsets[i];
+          outs.emplace_back(at, at + lay.output_bytes[i]);
+        }
+        return outs;
+      };
+      // One call through a session, with every way it can fail turned into a verdict.
+      const auto call = [&](Session& session, const Layout& lay, int slot, bool is_reference, double* round_trip_ns,
+                            double* in_process_ns) -> std::optional<Failure> {
+        const Status load_status = is_reference ? Status::invalid_reference : Status::compile_error;
+        if (auto failure = session.prepare(is_reference ? reference_buffer : buffer, generation, binding, deadline, load_status)) {
+          if (is_reference) failure->status = Status::invalid_reference;
+          return failure;
+        }
+        const auto reply = session.worker.request(call_message(lay, slot), deadline);
+        if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
+        const std::string who = is_reference ? "the reference " : "";
+        if (reply.outcome == ReplyOutcome::timed_out) {
+          session.ready = false;
+          return Failure{is_reference ? Status::invalid_reference : Status::timeout,
+                         fmt::format("{}call did not return: {}", who, reply.description)};
+        }
+        if (reply.outcome != ReplyOutcome::ok) {
+          session.ready = false;
+          return Failure{is_reference ? Status::invalid_reference : Status::runtime_error,
+                         fmt::format("{}call failed: {}{}", who, reply.description, session.tail())};
+        }
+        if (const int rc = reply.body.value("rc", -1); rc != 0)
+          return Failure{is_reference ? Status::invalid_reference : Status::runtime_error,
+                         fmt::format("{}entry point returned {} (0 means success)", who, rc)};
+        if (const std::string change = reply.body.value("metadata", ""); !change.empty())
+          return Failure{change.rfind("dtype:", 0) == 0 ? Status::incorrect_dtype : Status::incorrect_shape, change.substr(change.find(':') + 1)};
+        if (in_process_ns) *in_process_ns = reply.body.value("ns", 0.0);
+        return std::nullopt;
+      };
+      const auto compare_all = [&](const std::vector<std::vector<std::byte>>& reference, const task::Tolerance& tolerance,
+                                   std::optional<std::byte> poison) -> std::optional<Failure> {
+        for (std::size_t i = 0; i < def.outputs.size(); ++i) {
+          const std::byte* got = buffer.data() + layout.output_base() + layout.output_offsets[i];
+          const auto comparison = compare_output(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i], got,
+                                                 reference[i].data(), tolerance, poison);
+          if (!comparison.passed) return Failure{Status::incorrect_numerical, comparison.reason};
+        }
+        return std::nullopt;
+      };
+
+      // Correctness: fresh inputs each round; the reference first on its own copy.
+      const int variants_kept = std::min(options_.rounds, 3);
+      std::vector<Variant> variants;
+      for (int round = 0; round < options_.rounds; ++round) {
+        const std::uint64_t round_seed = common::mix64(workload_seed + static_cast<std::uint64_t>(round));
+        Variant variant;
+        variant.slot_image.resize(layout.slot_bytes);
+        for (std::size_t at = 0; at < layout.slot_bytes; ++at) variant.slot_image[at] = guard[at % kGuardBytes];
+        try {
+          for (std::size_t i = 0; i < def.inputs.size(); ++i) {
+            const auto source_it = workload->inputs.find(def.inputs[i].name);
+            const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
+            const auto bytes = generate_input(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i));
+            std::memcpy(variant.slot_image.data() + layout.input_offsets[i], bytes.data(), bytes.size());
+          }
+        } catch (const std::exception& error) {
+          return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
+        }
+        // The reference.
+        write_slot(reference_buffer, reference_layout, 0, variant.slot_image);
+        prepare_outputs(reference_buffer, reference_layout, kPoisonFirst);
+        if (auto failure = call(reference_session, reference_layout, 0, true, nullptr, nullptr)) return failure;
+        if (check_output_guards(reference_buffer, reference_layout))
+          return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
+        variant.reference = outputs_of(reference_buffer, reference_layout);
+        for (std::size_t i = 0; i < def.outputs.size(); ++i)
+          if (auto problem = reference_output_problem(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
+                                                      variant.reference[i].data(), workload->tolerance))
+            return Failure{Status::invalid_reference, *problem};
+        // The candidate.
+        write_slot(buffer, layout, 0, variant.slot_image);
+        prepare_outputs(buffer, layout, kPoisonFirst);
+        if (auto failure = call(candidate_session, layout, 0, false, nullptr, nullptr)) return failure;
+        if (auto failure = check_output_guards(buffer, layout)) return failure;
+        if (auto failure = check_inputs(buffer, layout, 0, variant.slot_image)) return failure;
+        if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonFirst)) return failure;
+        if (round == 0 || round == options_.rounds - 1) {
+          if (auto activity = find_background_activity(candidate_session.worker.pid()))
+            return Failure{Status::reward_hack, *activity};
+        }
+        if (round == 0) {
+          // Same inputs again with another poison: a race or an unwritten element shows here.
+          const auto first = outputs_of(buffer, layout);
+          prepare_outputs(buffer, layout, kPoisonSecond);
+          if (auto failure = call(candidate_session, layout, 0, false, nullptr, nullptr)) return failure;
+          if (auto failure = check_output_guards(buffer, layout)) return failure;
+          if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonSecond)) return failure;
+          const auto second = outputs_of(buffer, layout);
+          for (std::size_t i = 0; i < def.outputs.size(); ++i)
+            if (auto difference = nondeterminism(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
+                                                 first[i].data(), second[i].data(), workload->tolerance))
+              return Failure{Status::reward_hack, "nondeterministic: " + *difference};
+        }
+        ++row.rounds_passed;
+        if (static_cast<int>(variants.size()) < variants_kept) variants.push_back(std::move(variant));
+      }
+      if (!options_.time_candidates) return std::nullopt;
+
+      // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
+      // first with an empty entry point on the same path, and taken off every sample.
+      std::vector<double> overhead;
+      for (int i = 0; i < kOverheadProbes; ++i) {
+        json null_call = call_message(layout, 0);
+        null_call["null"] = true;
+        const auto flushed = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+        const auto reply = flushed.ok() ? candidate_session.worker.request(null_call, deadline) : flushed;
+        if (!reply.ok()) {
+          candidate_session.ready = false;
+          return Failure{Status::runtime_error, fmt::format("worker failed before timing: {}", reply.description)};
+        }
+        overhead.push_back(static_cast<double>(reply.round_trip.count()));
+      }
+      TimingStats timing;
+      timing.call_overhead_ns = percentile(overhead, 0.5);
+      timing.input_slots = layout.slots;
+      const auto variant_for = [&](int iteration) {
+        const int slot = iteration % layout.slots;
+        return (iteration / layout.slots + slot) % static_cast<int>(variants.size());
+      };
+      std::vector<int> slot_variant(static_cast<std::size_t>(layout.slots), -1);
+      std::mt19937_64 pick(common::mix64(workload_seed + 99));
+      std::vector<int> recheck;
+      for (int i = 0; i < options_.rechecks; ++i)
+        recheck.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
+      recheck.push_back(total_calls - 1);  // the last call is always checked
+      const auto timing_started = std::chrono::steady_clock::now();
+      for (int iteration = 0; iteration < total_calls; ++iteration) {
+        const int slot = iteration % layout.slots;
+        const int v = variant_for(iteration);
+        if (slot_variant[static_cast<std::size_t>(slot)] != v) {
+          write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image);
+          slot_variant[static_cast<std::size_t>(slot)] = v;
+        }
+        const bool timed = iteration >= options_.warmup;
+        const bool checked = std::find(recheck.begin(), recheck.end(), iteration) != recheck.end();
+        if (checked) prepare_outputs(buffer, layout, kPoisonFirst);
+        if (timed) {
+          const auto reply = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+          if (!reply.ok()) {
+            candidate_session.ready = false;
+            return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
+          }
+        }
+        double round_trip = 0, in_process = 0;
+        if (auto failure = call(candidate_session, layout, slot, false, &round_trip, &in_process)) {
+          failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
+          return failure;
+        }
+        if (timed) {
+          timing.samples_ns.push_back(std::max(round_trip - timing.call_overhead_ns, 0.0));
+          timing.in_process_ns.push_back(in_process);
+        }
+        if (checked) {
+          if (auto failure = check_output_guards(buffer, layout)) return failure;
+          if (auto failure = check_inputs(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image)) return failure;
+          if (auto failure = compare_all(variants[static_cast<std::size_t>(v)].reference, workload->tolerance, kPoisonFirst)) {
+            failure->status = Status::reward_hack;
+            failure->reason = fmt::format("correct in the checks but wrong during timing (call {}): {}", iteration + 1, failure->reason);
+            return failure;
+          }
+        }
+      }
+      timing.wall_per_iteration_ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / total_calls;
+      timing.median_ns = percentile(timing.samples_ns, 0.5);
+      timing.q1_ns = percentile(timing.samples_ns, 0.25);
+      timing.q3_ns = percentile(timing.samples_ns, 0.75);
+      timing.min_ns = *std::min_element(timing.samples_ns.begin(), timing.samples_ns.end());
+      row.timing = timing;
+      const double sol_ns = row.roofline->seconds * 1e9;
+      if (timing.median_ns * options_.roofline_margin < sol_ns)
+        return Failure{Status::reward_hack, fmt::format("median {:.3f} us is below the speed-of-light time {:.3f} us ({}-bound on {}): "
+                                                        "impossible, so the timing was fooled",
+                                                        timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
+      return std::nullopt;
+    }();
+
+    if (result) {
+      row.status = result->status;
+      row.reason = result->reason;
+    } else if (row.timing && row.baseline_ns) {
+      row.score = task::sol_score(row.timing->median_ns * 1e-9, row.roofline->seconds, *row.baseline_ns * 1e-9);
+    }
+    say(fmt::format("  {} {}", status_name(row.status), row.reason));
+    verdict.workloads.push_back(std::move(row));
+  }
+  verdict.worker_restarts = candidate_session.worker.restarts();
+  verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return verdict;
+}
+
+}  // namespace kernelarc::judge

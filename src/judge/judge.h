@@ -1,0 +1,81 @@
+// The judge: builds a candidate, checks it against the reference on every workload in an isolated
+// worker, times it, and returns a verdict. Built as if candidates were written by an adversary
+// (shared/GUARD.md).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "judge/cpu_compiler.h"
+#include "judge/verdict.h"
+#include "task/roofline.h"
+#include "task/task.h"
+
+namespace kernelarc::judge {
+
+struct JudgeOptions {
+  int rounds = 10;                    // correctness rounds per workload, each with fresh inputs
+  int warmup = 10;
+  int iterations = 50;                // timed calls per workload
+  int rechecks = 5;                   // timed calls whose outputs are checked again
+  std::chrono::milliseconds call_timeout{10000};
+  std::uint64_t seed = 0;             // 0: a fresh secret seed per judge
+  bool include_held_out = true;
+  bool time_candidates = true;        // false: correctness only
+  std::filesystem::path worker_executable;   // empty: this executable
+  std::filesystem::path scratch_directory;   // empty: a private folder in /dev/shm (or the temp folder)
+  std::size_t flush_bytes = 0;        // 0: twice the last-level cache
+  std::size_t input_pool_bytes = 256u << 20;  // how much memory the shifted input slots may use
+  // A calibrated (measured) peak can be beaten by a little; a datasheet peak never.
+  double roofline_margin = 1.0;
+  CompilerOptions compiler;
+};
+
+struct CandidateSource {
+  std::string name;                               // self-describing id (task, parent, knobs)
+  std::string source;
+  std::vector<std::string> flags;
+  std::map<std::string, std::int64_t> knobs;
+};
+
+using ProgressCallback = std::function<void(const std::string& line)>;
+
+class Judge {
+ public:
+  Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks);
+  ~Judge();
+  Judge(const Judge&) = delete;
+  Judge& operator=(const Judge&) = delete;
+
+  CandidateVerdict evaluate(const CandidateSource& candidate, const ProgressCallback& progress = {});
+
+  // Baseline times (ns) per workload uuid, for the SOL score.
+  void set_baselines(std::map<std::string, double> baseline_ns) { baselines_ = std::move(baseline_ns); }
+  const JudgeOptions& options() const { return options_; }
+  std::uint64_t seed() const { return options_.seed; }
+
+ private:
+  struct Session;
+  const task::Task& task_;
+  JudgeOptions options_;
+  task::DevicePeaks peaks_;
+  CpuCompiler compiler_;
+  std::filesystem::path scratch_;
+  std::optional<BuildResult> reference_build_;
+  std::map<std::string, double> baselines_;
+  int evaluations_ = 0;
+};
+
+// Twice the last-level cache of this machine (sysfs, then sysconf, then 64 MiB).
+std::size_t default_flush_bytes();
+
+// /proc/self/exe of the running process.
+std::filesystem::path current_executable();
+
+}  // namespace kernelarc::judge

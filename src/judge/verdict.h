@@ -1,0 +1,65 @@
+// What the judge says about a candidate: a status per workload with a reason an agent can act on.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "judge/cpu_compiler.h"
+#include "task/roofline.h"
+
+namespace kernelarc::judge {
+
+// The names SOL-ExecBench uses, so results compare.
+enum class Status {
+  passed,
+  compile_error,
+  runtime_error,
+  timeout,
+  incorrect_shape,
+  incorrect_dtype,
+  incorrect_numerical,
+  reward_hack,
+  invalid_reference,
+};
+
+std::string_view status_name(Status status);  // "PASSED", "COMPILE_ERROR", ...
+std::optional<Status> parse_status(std::string_view name);
+
+struct TimingStats {
+  std::vector<double> samples_ns;      // every timed call, in order, judge overhead removed
+  std::vector<double> in_process_ns;   // the worker's own clock around each call (informational)
+  double median_ns = 0;
+  double min_ns = 0;
+  double q1_ns = 0;
+  double q3_ns = 0;
+  double call_overhead_ns = 0;         // median round trip of an empty request, subtracted above
+  double wall_per_iteration_ns = 0;    // what one timed iteration cost the judge, flush included
+  int input_slots = 0;                 // distinct input addresses the timed calls cycled through
+  double spread() const { return q3_ns - q1_ns; }
+};
+
+struct WorkloadVerdict {
+  std::string uuid;
+  bool held_out = false;
+  Status status = Status::passed;
+  std::string reason;
+  int rounds_passed = 0;
+  std::optional<TimingStats> timing;
+  std::optional<task::RooflineEstimate> roofline;
+  std::optional<double> baseline_ns;
+  std::optional<double> score;
+};
+
+struct CandidateVerdict {
+  std::string name;
+  BuildResult build;
+  std::vector<WorkloadVerdict> workloads;
+  int worker_restarts = 0;
+  double judge_seconds = 0;
+  bool passed() const;
+  std::optional<double> mean_score() const;  // over workloads with a score; nullopt if none
+};
+
+}  // namespace kernelarc::judge

@@ -1,0 +1,16 @@
+// The worker process: loads untrusted candidate code and calls it on tensors the judge lays out.
+//
+// Protocol: one JSON object per line on stdin, one reply per line on the original stdout. The
+// candidate's own stdout is sent to stderr so nothing it prints can break the protocol.
+#pragma once
+
+#include <string>
+
+namespace kernelarc::judge {
+
+inline constexpr int kWorkerProtocolVersion = 1;
+
+// Runs until "quit" or end of input; returns the process exit code.
+int run_worker(const std::string& device);
+
+}  // namespace kernelarc::judge

@@ -1,0 +1,146 @@
+#include "judge/worker_process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/subprocess.h"
+
+namespace kernelarc::judge {
+
+using nlohmann::json;
+
+WorkerProcess::WorkerProcess(WorkerOptions options) : options_(std::move(options)) {
+  // A worker that dies mid-write must not kill the judge.
+  signal(SIGPIPE, SIG_IGN);
+}
+
+WorkerProcess::~WorkerProcess() { stop(); }
+
+void WorkerProcess::start() {
+  int to_child[2], from_child[2];
+  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
+    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  const int log_fd = ::open(options_.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log_fd < 0) throw std::runtime_error(fmt::format("cannot open worker log {}: {}", options_.log_file.string(), std::strerror(errno)));
+  const std::string executable = options_.executable.string();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(to_child[0], STDIN_FILENO);
+    dup2(from_child[1], STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    execl(executable.c_str(), executable.c_str(), "worker", "--device", options_.device.c_str(), static_cast<char*>(nullptr));
+    const std::string message = fmt::format("cannot start worker {}: {}\n", executable, std::strerror(errno));
+    (void)!write(STDERR_FILENO, message.data(), message.size());
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  ::close(log_fd);
+  pid_ = pid;
+  to_worker_ = to_child[1];
+  from_worker_ = from_child[0];
+  pending_.clear();
+  ++starts_;
+}
+
+std::string WorkerProcess::reap(bool kill_first) {
+  if (pid_ <= 0) return "not running";
+  if (kill_first) kill(-pid_, SIGKILL);  // the whole group: threads and any child it forked
+  ::close(to_worker_);
+  ::close(from_worker_);
+  int status = 0;
+  pid_t done = 0;
+  if (!kill_first) {
+    // It closed its pipe: give it two seconds to finish dying so its real cause of death is seen.
+    for (int i = 0; i < 200 && (done = waitpid(pid_, &status, WNOHANG)) == 0; ++i) usleep(10000);
+    kill(-pid_, SIGKILL);
+  }
+  while (done == 0 || (done < 0 && errno == EINTR)) done = waitpid(pid_, &status, 0);
+  pid_ = -1;
+  to_worker_ = from_worker_ = -1;
+  return done > 0 ? common::describe_wait_status(status) : "lost";
+}
+
+void WorkerProcess::stop() {
+  if (pid_ > 0) reap(true);
+}
+
+std::string WorkerProcess::log_tail(std::size_t max_bytes) const {
+  std::ifstream in(options_.log_file, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const auto size = static_cast<std::size_t>(in.tellg());
+  const std::size_t start = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string tail(size - start, '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  return tail;
+}
+
+WorkerReply WorkerProcess::request(const json& message, std::chrono::milliseconds deadline) {
+  if (pid_ <= 0) start();
+  WorkerReply reply;
+  const std::string line = message.dump() + '\n';
+  const auto start_time = std::chrono::steady_clock::now();
+  const auto fail = [&](ReplyOutcome outcome, std::string description, bool kill_first) {
+    const std::string ending = reap(kill_first);
+    reply.outcome = outcome;
+    reply.description = outcome == ReplyOutcome::timed_out ? description : fmt::format("{}: worker {}", description, ending);
+    reply.round_trip = std::chrono::steady_clock::now() - start_time;
+    return reply;
+  };
+  for (std::size_t sent = 0; sent < line.size();) {
+    const ssize_t count = ::write(to_worker_, line.data() + sent, line.size() - sent);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return fail(ReplyOutcome::crashed, "the worker stopped reading", false);
+    sent += static_cast<std::size_t>(count);
+  }
+  const auto until = start_time + deadline;
+  for (;;) {
+    const auto newline = pending_.find('\n');
+    if (newline != std::string::npos) {
+      reply.round_trip = std::chrono::steady_clock::now() - start_time;
+      const std::string text = pending_.substr(0, newline);
+      pending_.erase(0, newline + 1);
+      try {
+        reply.body = json::parse(text);
+      } catch (const json::parse_error&) {
+        return fail(ReplyOutcome::crashed, fmt::format("the worker protocol broke (got \"{}\")", text.substr(0, 80)), true);
+      }
+      if (!reply.body.is_object() || !reply.body.contains("ok"))
+        return fail(ReplyOutcome::crashed, "the worker protocol broke (reply without \"ok\")", true);
+      reply.outcome = reply.body.value("ok", false) ? ReplyOutcome::ok : ReplyOutcome::refused;
+      reply.description = reply.body.value("error", "");
+      return reply;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      return fail(ReplyOutcome::timed_out, fmt::format("no reply within {} ms, worker killed", deadline.count()), true);
+    pollfd fd{from_worker_, POLLIN, 0};
+    // Spin for the first 20 ms (the timed replies), then sleep: waking costs tens of microseconds.
+    const bool spin = std::chrono::steady_clock::now() - start_time < std::chrono::milliseconds(20);
+    const int ready = poll(&fd, 1, spin ? 0 : static_cast<int>(left.count()) + 1);
+    if (ready < 0 && errno != EINTR) return fail(ReplyOutcome::crashed, fmt::format("poll: {}", std::strerror(errno)), true);
+    if (ready <= 0) continue;
+    char chunk[65536];
+    const ssize_t count = ::read(from_worker_, chunk, sizeof chunk);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return fail(ReplyOutcome::crashed, "the worker died", false);
+    pending_.append(chunk, static_cast<std::size_t>(count));
+    if (pending_.size() > (1u << 20)) return fail(ReplyOutcome::crashed, "the worker protocol broke (reply over 1 MiB)", true);
+  }
+}
+
+}  // namespace kernelarc::judge

@@ -1,0 +1,37 @@
+// Speed-of-light time per workload and the SOL score (shared/TASK_FORMAT.md).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "task/task.h"
+
+namespace kernelarc::task {
+
+// A device's peak rates. For GPUs these are datasheet peaks, never measured ceilings.
+struct DevicePeaks {
+  std::string name;
+  double bytes_per_second = 0;
+  std::map<std::string, double> flops_per_second;  // by math kind: fp32, tensor_core_bf16, ...
+  std::string source;                              // "datasheet", "calibrated on ...", "command line"
+};
+
+// Datasheet peaks of known GPUs, matched by a substring of the device name ("H200", "H100", ...).
+std::optional<DevicePeaks> known_gpu_peaks(std::string_view device_name);
+
+struct RooflineEstimate {
+  double flops = 0;
+  double bytes = 0;
+  double seconds = 0;   // T_sol
+  std::string bound;    // "memory" or "compute"
+};
+
+// Throws TaskError when an expression fails or the device has no rate for the task's math kind.
+RooflineEstimate estimate_roofline(const Task& task, const ResolvedWorkload& workload, const DevicePeaks& peaks);
+
+// S = 1 / (1 + (T - T_sol) / (T_b - T_sol)); see TASK_FORMAT.md for the degenerate case.
+double sol_score(double seconds, double sol_seconds, double baseline_seconds);
+
+}  // namespace kernelarc::task
