@@ -11,6 +11,7 @@
 #include "common/hash.h"
 #include "common/subprocess.h"
 #include "judge/abi_header.h"
+#include "judge/build_cache.h"
 
 namespace kernelarc::judge {
 
@@ -23,26 +24,6 @@ fs::path default_cache_directory() {
   return fs::temp_directory_path() / "kernelarc-cache";
 }
 
-namespace {
-
-void write_file_atomically(const fs::path& target, std::string_view content) {
-  const fs::path temporary = target.string() + fmt::format(".tmp{}", getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
-  }
-  fs::rename(temporary, target);
-}
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 std::string trim_compiler_output(const std::string& output, const std::string& temporary_directory) {
   std::string cleaned;
@@ -70,20 +51,12 @@ std::string trim_compiler_output(const std::string& output, const std::string& t
 
 CpuCompiler::CpuCompiler(CompilerOptions options) : options_(std::move(options)) {
   if (options_.cache_directory.empty()) options_.cache_directory = default_cache_directory();
-  fs::create_directories(options_.cache_directory / "cpu");
   const auto version = common::run_command({options_.compiler, "--version"}, std::chrono::seconds(30));
   if (!version.ok())
     throw std::runtime_error(fmt::format("the C++ compiler '{}' does not run ({}): {}", options_.compiler,
                                          version.describe(), version.output));
   compiler_version_ = version.output.substr(0, version.output.find('\n'));
-  // The ABI header lives in the cache, under a name keyed by its content, so any binary finds its own.
-  const std::string_view header = candidate_abi_header();
-  include_directory_ = options_.cache_directory / "include" / common::content_hash(header).substr(0, 16);
-  const fs::path header_file = include_directory_ / "kernelarc" / "candidate_abi.h";
-  if (!fs::exists(header_file) || read_text(header_file) != header) {
-    fs::create_directories(header_file.parent_path());
-    write_file_atomically(header_file, header);
-  }
+  BuildCache cache(options_.cache_directory);  // creates the folders and the ABI header once
 }
 
 BuildResult CpuCompiler::build(const BuildRequest& request) const {
@@ -94,7 +67,8 @@ BuildResult CpuCompiler::build(const BuildRequest& request) const {
   for (const auto& [name, value] : request.knobs) flags.push_back(fmt::format("-D{}={}", name, value));
   result.cache_key = common::content_hash(fmt::format("{}\n{}\n{}\n{}", compiler_version_, fmt::join(flags, " "),
                                                       candidate_abi_header(), request.source));
-  result.library = options_.cache_directory / "cpu" / (result.cache_key + ".so");
+  const BuildCache cache(options_.cache_directory);
+  result.library = cache.entry("cpu", result.cache_key, "so");
   const auto finish = [&]() {
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
@@ -104,19 +78,16 @@ BuildResult CpuCompiler::build(const BuildRequest& request) const {
     result.cache_hit = true;
     return finish();
   }
-  // Build in a private directory, then rename into the cache: no lock, never half a file.
-  std::string pattern = (options_.cache_directory / "cpu" / "build-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error(fmt::format("cannot create {}", pattern));
-  const fs::path work(pattern);
+  const fs::path work = cache.make_work_directory("cpu");
   write_file_atomically(work / "candidate.cpp", request.source);
   result.command = {options_.compiler};
   result.command.insert(result.command.end(), flags.begin(), flags.end());
-  for (const auto& part : {std::string("-I") + include_directory_.string(), std::string("-o"),
+  for (const auto& part : {std::string("-I") + cache.abi_include_directory().string(), std::string("-o"),
                            (work / "candidate.so").string(), (work / "candidate.cpp").string()})
     result.command.push_back(part);
   const auto compiled = common::run_command(result.command, options_.timeout);
   if (compiled.ok()) {
-    fs::rename(work / "candidate.so", result.library);
+    cache.publish(work / "candidate.so", result.library);
     result.ok = true;
   } else {
     result.diagnostics = trim_compiler_output(compiled.output, work.string());

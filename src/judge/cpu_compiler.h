@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct BuildResult {
   double seconds = 0;
   std::string diagnostics;                          // the compiler's messages, trimmed to what matters
   std::vector<std::string> command;
+  nlohmann::json resources = nlohmann::json::object();  // per kernel: registers, shared memory, spills (CUDA)
 };
 
 // $KERNELARC_CACHE_DIR, else $XDG_CACHE_HOME/kernelarc, else ~/.cache/kernelarc.
@@ -48,7 +50,6 @@ class CpuCompiler {
  private:
   CompilerOptions options_;
   std::string compiler_version_;
-  std::filesystem::path include_directory_;
 };
 
 }  // namespace kernelarc::judge

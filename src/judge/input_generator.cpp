@@ -105,6 +105,11 @@ std::vector<std::byte> generate_input(const task::TensorSpec& spec, const std::v
     std::memcpy(bytes.data(), tensor.data.data(), bytes.size());
     return bytes;
   }
+  if (source.kind == task::InputKind::scalar && per_element == 1) {
+    // Element by element in double, so large integer scalars survive exactly.
+    for (std::int64_t i = 0; i < count; ++i) task::store_element(spec.dtype, bytes.data(), i, source.value);
+    return bytes;
+  }
   std::vector<float> data(static_cast<std::size_t>(values));
   if (source.kind == task::InputKind::scalar) {
     std::fill(data.begin(), data.end(), static_cast<float>(source.value));

@@ -15,6 +15,7 @@
 #include "judge/comparison.h"
 #include "judge/input_generator.h"
 #include "judge/shared_buffer.h"
+#include "judge/worker.h"
 #include "judge/worker_process.h"
 
 namespace kernelarc::judge {
@@ -92,26 +93,36 @@ struct Variant {
 
 std::optional<std::string> find_background_activity(pid_t pid) {
   const fs::path tasks = fs::path("/proc") / std::to_string(pid) / "task";
+  const std::string main_thread = std::to_string(pid);
   std::error_code error;
+  // CPU time of each thread by id. Counted thread by thread: in a sum over the threads alive at each look, a thread
+  // that exits in between takes its whole past CPU time out and hides work that another thread keeps doing.
   const auto runtime = [&]() {
-    double total = 0;
-    int threads = 0;
+    std::map<std::string, double> ns_by_thread;
     for (const auto& entry : fs::directory_iterator(tasks, error)) {
       std::ifstream stat(entry.path() / "schedstat");
       double ns = 0;
-      if (stat >> ns) total += ns;
-      ++threads;
+      stat >> ns;
+      ns_by_thread[entry.path().filename().string()] = ns;
     }
-    return std::pair{threads, total};
+    return ns_by_thread;
   };
-  const auto [threads, before] = runtime();
-  if (threads <= 1) return std::nullopt;
+  const auto before = runtime();
+  if (before.size() <= 1) return std::nullopt;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const auto [threads_after, after] = runtime();
+  const auto after = runtime();
+  double used_ns = 0;
+  for (const auto& [thread, ns] : after) {
+    const auto earlier = before.find(thread);
+    double delta = std::max(0.0, ns - (earlier == before.end() ? 0.0 : earlier->second));
+    // The main thread's own wait loop spins up to kWorkerSpinMilliseconds after the reply: that CPU is the worker's.
+    if (thread == main_thread) delta = std::max(0.0, delta - kWorkerSpinMilliseconds * 1e6);
+    used_ns += delta;
+  }
   // An idle pool parked in the kernel uses nothing; work still running after the call returned is a hack.
-  if (after - before > 5e6)
-    return fmt::format("work kept running on {} threads after the call returned ({:.1f} ms of CPU in 50 ms)", threads_after - 1,
-                       (after - before) / 1e6);
+  if (used_ns > 5e6)
+    return fmt::format("work kept running on {} threads after the call returned ({:.1f} ms of CPU in 50 ms)", after.size() - 1,
+                       used_ns / 1e6);
   return std::nullopt;
 }
 
@@ -450,82 +461,100 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       if (!options_.time_candidates) return std::nullopt;
 
       // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
-      // first with an empty entry point on the same path, and taken off every sample.
-      std::vector<double> overhead;
-      for (int i = 0; i < kOverheadProbes; ++i) {
-        json null_call = call_message(layout, 0);
-        null_call["null"] = true;
-        const auto flushed = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
-        const auto reply = flushed.ok() ? candidate_session.worker.request(null_call, deadline) : flushed;
-        if (!reply.ok()) {
-          candidate_session.ready = false;
-          return Failure{Status::runtime_error, fmt::format("worker failed before timing: {}", reply.description)};
-        }
-        overhead.push_back(static_cast<double>(reply.round_trip.count()));
-      }
-      TimingStats timing;
-      timing.call_overhead_ns = percentile(overhead, 0.5);
-      timing.input_slots = layout.slots;
-      const auto variant_for = [&](int iteration) {
-        const int slot = iteration % layout.slots;
-        return (iteration / layout.slots + slot) % static_cast<int>(variants.size());
-      };
-      std::vector<int> slot_variant(static_cast<std::size_t>(layout.slots), -1);
-      std::mt19937_64 pick(common::mix64(workload_seed + 99));
-      std::vector<int> recheck;
-      for (int i = 0; i < options_.rechecks; ++i)
-        recheck.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
-      recheck.push_back(total_calls - 1);  // the last call is always checked
-      const auto timing_started = std::chrono::steady_clock::now();
-      for (int iteration = 0; iteration < total_calls; ++iteration) {
-        const int slot = iteration % layout.slots;
-        const int v = variant_for(iteration);
-        if (slot_variant[static_cast<std::size_t>(slot)] != v) {
-          write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image);
-          slot_variant[static_cast<std::size_t>(slot)] = v;
-        }
-        const bool timed = iteration >= options_.warmup;
-        const bool checked = std::find(recheck.begin(), recheck.end(), iteration) != recheck.end();
-        if (checked) prepare_outputs(buffer, layout, kPoisonFirst);
-        if (timed) {
-          const auto reply = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+      // first with an empty entry point on the same path, and taken off every sample. A measurement below the
+      // speed of light is taken again once before it condemns: load from other processes in the probes' window
+      // and not the timed calls' can put one measurement there, a fooled timer puts every one there.
+      double first_median_ns = 0;
+      for (int attempt = 1;; ++attempt) {
+        std::vector<double> overhead;
+        for (int i = 0; i < kOverheadProbes; ++i) {
+          json null_call = call_message(layout, 0);
+          null_call["null"] = true;
+          const auto flushed = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+          const auto reply = flushed.ok() ? candidate_session.worker.request(null_call, deadline) : flushed;
           if (!reply.ok()) {
             candidate_session.ready = false;
-            return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
+            return Failure{Status::runtime_error, fmt::format("worker failed before timing: {}", reply.description)};
           }
+          overhead.push_back(static_cast<double>(reply.round_trip.count()));
         }
-        double round_trip = 0, in_process = 0;
-        if (auto failure = call(candidate_session, layout, slot, false, &round_trip, &in_process)) {
-          failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
-          return failure;
-        }
-        if (timed) {
-          timing.samples_ns.push_back(std::max(round_trip - timing.call_overhead_ns, 0.0));
-          timing.in_process_ns.push_back(in_process);
-        }
-        if (checked) {
-          if (auto failure = check_output_guards(buffer, layout)) return failure;
-          if (auto failure = check_inputs(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image)) return failure;
-          if (auto failure = compare_all(variants[static_cast<std::size_t>(v)].reference, workload->tolerance, kPoisonFirst)) {
-            failure->status = Status::reward_hack;
-            failure->reason = fmt::format("correct in the checks but wrong during timing (call {}): {}", iteration + 1, failure->reason);
+        TimingStats timing;
+        // The fastest probe, not the median: the empty call's cost is a floor plus noise, and the same noise lands on
+        // the timed calls. Taking off the median leaves about half the samples of a kernel shorter than that noise at
+        // 0, so an honest 2x2 softmax "beat" its 3 ns speed of light in 3 runs of 8; and probes slowed by a burst of
+        // load left every sample of a 2 ms kernel at 0. Taking off the floor errs on the slow side, never the impossible.
+        timing.call_overhead_ns = *std::min_element(overhead.begin(), overhead.end());
+        timing.input_slots = layout.slots;
+        const auto variant_for = [&](int iteration) {
+          const int slot = iteration % layout.slots;
+          return (iteration / layout.slots + slot) % static_cast<int>(variants.size());
+        };
+        std::vector<int> slot_variant(static_cast<std::size_t>(layout.slots), -1);
+        std::mt19937_64 pick(common::mix64(workload_seed + 99));
+        std::vector<int> recheck;
+        for (int i = 0; i < options_.rechecks; ++i)
+          recheck.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
+        recheck.push_back(total_calls - 1);  // the last call is always checked
+        auto timing_started = std::chrono::steady_clock::now();
+        for (int iteration = 0; iteration < total_calls; ++iteration) {
+          if (iteration == options_.warmup) timing_started = std::chrono::steady_clock::now();
+          const int slot = iteration % layout.slots;
+          const int v = variant_for(iteration);
+          if (slot_variant[static_cast<std::size_t>(slot)] != v) {
+            write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image);
+            slot_variant[static_cast<std::size_t>(slot)] = v;
+          }
+          const bool timed = iteration >= options_.warmup;
+          const bool checked = std::find(recheck.begin(), recheck.end(), iteration) != recheck.end();
+          // Poisoned before every call, not only the re-checked ones: otherwise the poison tells the candidate which
+          // calls are checked, and it can skip the work on all the others.
+          prepare_outputs(buffer, layout, kPoisonFirst);
+          if (timed) {
+            const auto reply = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+            if (!reply.ok()) {
+              candidate_session.ready = false;
+              return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
+            }
+          }
+          double round_trip = 0, in_process = 0;
+          if (auto failure = call(candidate_session, layout, slot, false, &round_trip, &in_process)) {
+            failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
             return failure;
           }
+          if (timed) {
+            timing.samples_ns.push_back(std::max(round_trip - timing.call_overhead_ns, 0.0));
+            timing.in_process_ns.push_back(in_process);
+          }
+          if (checked) {
+            if (auto failure = check_output_guards(buffer, layout)) return failure;
+            if (auto failure = check_inputs(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image)) return failure;
+            if (auto failure = compare_all(variants[static_cast<std::size_t>(v)].reference, workload->tolerance, kPoisonFirst)) {
+              failure->status = Status::reward_hack;
+              failure->reason = fmt::format("correct in the checks but wrong during timing (call {}): {}", iteration + 1, failure->reason);
+              return failure;
+            }
+          }
         }
+        timing.wall_per_iteration_ns =
+            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / options_.iterations;
+        timing.median_ns = percentile(timing.samples_ns, 0.5);
+        timing.q1_ns = percentile(timing.samples_ns, 0.25);
+        timing.q3_ns = percentile(timing.samples_ns, 0.75);
+        timing.min_ns = *std::min_element(timing.samples_ns.begin(), timing.samples_ns.end());
+        row.timing = timing;
+        const double sol_ns = row.roofline->seconds * 1e9;
+        if (timing.median_ns * options_.roofline_margin < sol_ns) {
+          if (attempt == 1) {
+            first_median_ns = timing.median_ns;
+            continue;
+          }
+          return Failure{Status::reward_hack,
+                         fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
+                                     "({}-bound on {}): impossible, so the timing was fooled",
+                                     first_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
+        }
+        return std::nullopt;
       }
-      timing.wall_per_iteration_ns =
-          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / total_calls;
-      timing.median_ns = percentile(timing.samples_ns, 0.5);
-      timing.q1_ns = percentile(timing.samples_ns, 0.25);
-      timing.q3_ns = percentile(timing.samples_ns, 0.75);
-      timing.min_ns = *std::min_element(timing.samples_ns.begin(), timing.samples_ns.end());
-      row.timing = timing;
-      const double sol_ns = row.roofline->seconds * 1e9;
-      if (timing.median_ns * options_.roofline_margin < sol_ns)
-        return Failure{Status::reward_hack, fmt::format("median {:.3f} us is below the speed-of-light time {:.3f} us ({}-bound on {}): "
-                                                        "impossible, so the timing was fooled",
-                                                        timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
-      return std::nullopt;
     }();
 
     if (result) {

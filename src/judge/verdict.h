@@ -34,7 +34,7 @@ struct TimingStats {
   double min_ns = 0;
   double q1_ns = 0;
   double q3_ns = 0;
-  double call_overhead_ns = 0;         // median round trip of an empty request, subtracted above
+  double call_overhead_ns = 0;         // fastest round trip of an empty request, subtracted above
   double wall_per_iteration_ns = 0;    // what one timed iteration cost the judge, flush included
   int input_slots = 0;                 // distinct input addresses the timed calls cycled through
   double spread() const { return q3_ns - q1_ns; }

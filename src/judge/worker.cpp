@@ -182,7 +182,7 @@ class Worker {
   // Spin briefly before sleeping: waking a sleeping process costs tens of microseconds, which
   // would otherwise land inside the timed round trip.
   void wait_for_input() const {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWorkerSpinMilliseconds);
     pollfd fd{input_fd_, POLLIN, 0};
     while (std::chrono::steady_clock::now() < until)
       if (poll(&fd, 1, 0) != 0) return;

@@ -10,6 +10,11 @@ namespace kernelarc::judge {
 
 inline constexpr int kWorkerProtocolVersion = 1;
 
+// After each reply the worker's main thread spins this long waiting for the next request before it sleeps
+// (waking a sleeping process would land tens of microseconds inside the timed round trip). That CPU is the
+// worker's, not the candidate's.
+inline constexpr int kWorkerSpinMilliseconds = 20;
+
 // Runs until "quit" or end of input; returns the process exit code.
 int run_worker(const std::string& device);
 

@@ -12,7 +12,8 @@
 
 namespace kernelarc::task {
 
-using nlohmann::json;
+// ordered: inputs and outputs are ordered maps (the reference's and the ABI's argument order).
+using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 TaskError::TaskError(const fs::path& file, std::string field, std::string problem)
@@ -32,7 +33,7 @@ namespace {
 std::string type_name(const json& value) {
   if (value.is_number_integer()) return "an integer";
   if (value.is_number()) return "a number";
-  return std::string("a") + (value.is_object() ? "n " : " ") + value.type_name();
+  return std::string("a") + (value.is_object() || value.is_array() ? "n " : " ") + value.type_name();
 }
 
 // A JSON value with its file and field path, so every complaint can say where it is.
@@ -153,6 +154,7 @@ std::vector<Axis> parse_axes(const Node& node) {
     if (type == "const") {
       axis.kind = AxisKind::constant;
       axis.value = spec.at("value").integer();
+      if (axis.value < 0) spec.at("value").fail("expected a non-negative integer");
     } else if (type == "var") {
       axis.kind = AxisKind::variable;
     } else if (type == "expr") {
@@ -308,11 +310,25 @@ Definition parse_definition(const Node& root, const fs::path& directory, std::ve
   for (const auto* list : {&definition.inputs, &definition.outputs})
     for (const auto& tensor : *list)
       if (!tensor_names.insert(tensor.name).second)
-        root.fail(fmt::format("tensor name \"{}\" is used twice among inputs and outputs", tensor.name));
+        root.at(list == &definition.inputs ? "inputs" : "outputs")
+            .at(tensor.name)
+            .fail(fmt::format("expected a tensor name used once among inputs and outputs, \"{}\" is used twice",
+                              tensor.name));
   definition.reference = root.string_or("reference", "");
   if (root.has("custom_inputs_entrypoint"))
     definition.custom_inputs_entrypoint = root.at("custom_inputs_entrypoint").string();
-  if (auto extensions = root.find("kernelarc")) parse_extensions(*extensions, directory, definition, held_out_uuids, held_out_file);
+  if (auto extensions = root.find("kernelarc")) {
+    extensions->object();  // complains unless it is an object
+    parse_extensions(*extensions, directory, definition, held_out_uuids, held_out_file);
+    // The roofline is evaluated over the axes alone: an unknown name must fail here, not mid-run.
+    for (const char* key : {"flops", "bytes"}) {
+      const auto& formula = std::string(key) == "flops" ? definition.roofline.flops : definition.roofline.bytes;
+      if (formula)
+        for (const auto& variable : formula->variables())
+          if (!axis_names.count(variable))
+            extensions->at("roofline").at(key).fail(fmt::format("refers to unknown axis \"{}\"", variable));
+    }
+  }
   return definition;
 }
 

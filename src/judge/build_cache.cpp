@@ -1,0 +1,62 @@
+#include "judge/build_cache.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/hash.h"
+#include "judge/abi_header.h"
+
+namespace kernelarc::judge {
+
+namespace fs = std::filesystem;
+
+void write_file_atomically(const fs::path& target, std::string_view content) {
+  // Unique per call, not only per process: compilers in threads of one process write the same file at once.
+  static std::atomic<unsigned> counter{0};
+  const fs::path temporary = target.string() + fmt::format(".tmp{}-{}", getpid(), counter.fetch_add(1));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+  }
+  fs::rename(temporary, target);
+}
+
+std::string read_text_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+BuildCache::BuildCache(fs::path root) : root_(std::move(root)) {
+  fs::create_directories(root_);
+  const std::string_view header = candidate_abi_header();
+  abi_include_ = root_ / "include" / common::content_hash(header).substr(0, 16);
+  const fs::path header_file = abi_include_ / "kernelarc" / "candidate_abi.h";
+  if (!fs::exists(header_file) || read_text_file(header_file) != header) {
+    fs::create_directories(header_file.parent_path());
+    write_file_atomically(header_file, header);
+  }
+}
+
+fs::path BuildCache::entry(std::string_view kind, std::string_view key, std::string_view extension) const {
+  return root_ / kind / fmt::format("{}.{}", key, extension);
+}
+
+fs::path BuildCache::make_work_directory(std::string_view kind) const {
+  fs::create_directories(root_ / kind);
+  std::string pattern = (root_ / kind / "build-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error(fmt::format("cannot create a build folder in {}", (root_ / kind).string()));
+  return pattern;
+}
+
+void BuildCache::publish(const fs::path& built, const fs::path& entry) const { fs::rename(built, entry); }
+
+}  // namespace kernelarc::judge
