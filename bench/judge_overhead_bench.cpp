@@ -10,7 +10,6 @@
 
 #include "judge/cpu_compiler.h"
 #include "judge/judge.h"
-#include "judge/worker_process.h"
 #include "task/task.h"
 
 namespace {
@@ -48,18 +47,6 @@ void BM_CachedCompile(benchmark::State& state) {
 }
 BENCHMARK(BM_CachedCompile)->Unit(benchmark::kMillisecond);
 
-// Median round trip of a cache flush request alone: the part of an iteration the issue excludes.
-double flush_ms() {
-  judge::WorkerProcess worker({KERNELARC_BINARY, "cpu", scratch() / "flush-worker.log"});
-  std::vector<double> samples;
-  for (int i = 0; i < 21; ++i) {
-    const auto reply = worker.request({{"op", "flush"}, {"bytes", judge::default_flush_bytes()}}, std::chrono::seconds(10));
-    samples.push_back(std::chrono::duration<double, std::milli>(reply.round_trip).count());
-  }
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
-}
-
 void BM_JudgeTimedIteration(benchmark::State& state) {
   const auto task = task::load_task(fs::path(KERNELARC_BENCH_TASKS) / "spin_copy");
   judge::JudgeOptions options;
@@ -73,8 +60,7 @@ void BM_JudgeTimedIteration(benchmark::State& state) {
   judge::Judge judge(task, options, peaks);
   const judge::CandidateSource candidate{"spin_copy.spin.SPIN_US" + std::to_string(state.range(0)),
                                          read_text(task.definition.templates.front().source), {}, {{"SPIN_US", state.range(0)}}};
-  const double flush = flush_ms();
-  double wall = 0, median = 0, overhead = 0;
+  double wall = 0, median = 0, overhead = 0, flush = 0, judge_cost = 0;
   for (auto _ : state) {
     const auto verdict = judge.evaluate(candidate);
     if (!verdict.passed() || !verdict.workloads.front().timing) {
@@ -85,12 +71,15 @@ void BM_JudgeTimedIteration(benchmark::State& state) {
     wall = timing.wall_per_iteration_ns / 1e6;
     median = timing.median_ns / 1e6;
     overhead = timing.call_overhead_ns / 1e6;
+    flush = timing.flush_ns / 1e6;
+    judge_cost = timing.judge_overhead_ns / 1e6;
   }
   state.counters["kernel_ms"] = static_cast<double>(state.range(0)) / 1000.0;
   state.counters["measured_ms"] = median;
   state.counters["wall_per_iter_ms"] = wall;
   state.counters["flush_ms"] = flush;
   state.counters["wall_minus_flush_ms"] = wall - flush;
+  state.counters["judge_overhead_ms"] = judge_cost;
   state.counters["call_overhead_ms"] = overhead;
 }
 BENCHMARK(BM_JudgeTimedIteration)->Arg(1000)->Arg(100)->Iterations(2)->Unit(benchmark::kMillisecond);

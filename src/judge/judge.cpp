@@ -496,6 +496,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           recheck.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
         recheck.push_back(total_calls - 1);  // the last call is always checked
         auto timing_started = std::chrono::steady_clock::now();
+        std::vector<double> flush_ns;
         for (int iteration = 0; iteration < total_calls; ++iteration) {
           if (iteration == options_.warmup) timing_started = std::chrono::steady_clock::now();
           const int slot = iteration % layout.slots;
@@ -515,6 +516,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
               candidate_session.ready = false;
               return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
             }
+            flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
           }
           double round_trip = 0, in_process = 0;
           if (auto failure = call(candidate_session, layout, slot, false, &round_trip, &in_process)) {
@@ -537,6 +539,13 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         }
         timing.wall_per_iteration_ns =
             std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / options_.iterations;
+        timing.flush_ns = percentile(flush_ns, 0.5);
+        const auto mean = [](const std::vector<double>& values) {
+          double total = 0;
+          for (double value : values) total += value;
+          return total / static_cast<double>(values.size());
+        };
+        timing.judge_overhead_ns = timing.wall_per_iteration_ns - mean(flush_ns) - mean(timing.samples_ns);
         timing.median_ns = percentile(timing.samples_ns, 0.5);
         timing.q1_ns = percentile(timing.samples_ns, 0.25);
         timing.q3_ns = percentile(timing.samples_ns, 0.75);

@@ -36,6 +36,8 @@ struct TimingStats {
   double q3_ns = 0;
   double call_overhead_ns = 0;         // fastest round trip of an empty request, subtracted above
   double wall_per_iteration_ns = 0;    // what one timed iteration cost the judge, flush included
+  double flush_ns = 0;                 // median cost of the cache flush before each timed call
+  double judge_overhead_ns = 0;        // per timed iteration, beyond the flush and the call itself
   int input_slots = 0;                 // distinct input addresses the timed calls cycled through
   double spread() const { return q3_ns - q1_ns; }
 };
