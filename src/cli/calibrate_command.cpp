@@ -6,16 +6,65 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "judge/build_cache.h"
 #include "judge/cpu_calibration.h"
+#ifdef KERNELARC_HAVE_CUDA
+#include "judge/cuda/gpu_calibration.h"
+#endif
 
 namespace kernelarc::cli {
 
 namespace {
 
-int calibrate(const std::string& device, bool json_output) {
-  if (device != "cpu") {
-    fmt::print(stderr, "kernelarc calibrate: device \"{}\" is not available in this build (CPU only for now)\n", device);
+#ifdef KERNELARC_HAVE_CUDA
+int calibrate_cuda(int ordinal, bool json_output) {
+  judge::cuda::CudaCompiler compiler;
+  const auto measured = judge::cuda::calibrate_gpu(ordinal, compiler);
+  auto out = judge::cuda::to_json(measured);
+  const auto datasheet = task::known_gpu_peaks(measured.name);
+  if (datasheet) {
+    out["datasheet_bytes_per_second"] = datasheet->bytes_per_second;
+    out["copy_fraction_of_datasheet"] = measured.copy_bytes_per_second / datasheet->bytes_per_second;
+  }
+  const auto file = judge::default_cache_directory() / fmt::format("calibration-cuda{}.json", ordinal);
+  std::filesystem::create_directories(file.parent_path());
+  judge::write_file_atomically(file, out.dump(2));
+  if (json_output) {
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  fmt::print("{} (cuda:{}, sm_{}{}, {} SMs, {} MiB L2, {} GiB, max SM clock {} MHz, driver {})\n", measured.name, ordinal,
+             measured.compute_major, measured.compute_minor, measured.multiprocessors, measured.l2_bytes >> 20,
+             measured.memory_bytes >> 30, measured.max_sm_clock_khz / 1000, measured.driver_version);
+  fmt::print("  copy bandwidth  {:.3f} TB/s (read + write; spread {:.1f}%){}\n", measured.copy_bytes_per_second / 1e12,
+             100 * measured.copy_spread,
+             datasheet ? fmt::format(", {:.1f}% of the datasheet {:.2f} TB/s", 100 * measured.copy_bytes_per_second / datasheet->bytes_per_second,
+                                     datasheet->bytes_per_second / 1e12)
+                       : std::string());
+  fmt::print("  {}; cached in {}\n", measured.date, file.string());
+  return kExitOk;
+}
+#endif
+
+int calibrate(const std::string& device_text, bool json_output) {
+  const auto device = parse_device(device_text);
+  if (!device) {
+    fmt::print(stderr, "kernelarc calibrate: unknown device \"{}\" (expected cpu or cuda:N)\n", device_text);
     return kExitUsage;
+  }
+  if (device->kind == "cuda") {
+    if (auto why = cuda_unavailable_reason()) {
+      fmt::print(stderr, "kernelarc calibrate: no GPU is available for {}: {}\n", device_text, *why);
+      return kExitUsage;
+    }
+#ifdef KERNELARC_HAVE_CUDA
+    try {
+      return calibrate_cuda(device->ordinal, json_output);
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "kernelarc calibrate: {}\n", error.what());
+      return kExitFailed;
+    }
+#endif
   }
   judge::CompilerOptions options;
   judge::CpuCompiler compiler(options);
@@ -41,7 +90,7 @@ CLI::App* add_calibrate_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("calibrate", "Measure the device's bandwidth and compute ceilings and cache them");
   auto device = std::make_shared<std::string>("cpu");
   auto json_output = std::make_shared<bool>(false);
-  command->add_option("--device", *device, "cpu")->capture_default_str();
+  command->add_option("--device", *device, "cpu or cuda:N")->capture_default_str();
   command->add_flag("--json", *json_output, "Print JSON");
   command->callback([device, json_output, &exit_code] { exit_code = calibrate(*device, *json_output); });
   return command;

@@ -189,9 +189,16 @@ void record(const fs::path& store_path, const task::Task& task, const EvalArgume
 }
 
 int run_eval(const EvalArguments& args) {
-  if (args.device != "cpu") {
-    fmt::print(stderr, "kernelarc eval: device \"{}\" is not available: this build judges on the CPU only "
-                       "(no GPU support yet); use --device cpu\n", args.device);
+  const auto device = parse_device(args.device);
+  if (!device) {
+    fmt::print(stderr, "kernelarc eval: unknown device \"{}\" (expected cpu or cuda:N)\n", args.device);
+    return kExitUsage;
+  }
+  if (device->kind == "cuda") {
+    if (auto why = cuda_unavailable_reason())
+      fmt::print(stderr, "kernelarc eval: no GPU is available for {}: {}\n", args.device, *why);
+    else
+      fmt::print(stderr, "kernelarc eval: a GPU is present, but the CUDA judge is not finished yet; use --device cpu\n");
     return kExitUsage;
   }
   task::Task task;

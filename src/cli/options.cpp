@@ -5,6 +5,9 @@
 #include <cstdlib>
 
 #include "judge/cpu_calibration.h"
+#ifdef KERNELARC_HAVE_CUDA
+#include "judge/cuda/cuda_driver.h"
+#endif
 
 #ifndef KERNELARC_TASKS_DIR
 #define KERNELARC_TASKS_DIR "tasks"
@@ -51,6 +54,28 @@ task::DevicePeaks cpu_device_peaks(const judge::CpuCompiler& compiler, const jud
   if (overrides.bandwidth_gbps > 0) peaks.bytes_per_second = overrides.bandwidth_gbps * 1e9;
   if (overrides.gflops > 0) peaks.flops_per_second["fp32"] = overrides.gflops * 1e9;
   return peaks;
+}
+
+std::optional<DeviceName> parse_device(const std::string& text) {
+  if (text == "cpu") return DeviceName{"cpu", 0};
+  if (text == "cuda") return DeviceName{"cuda", 0};
+  if (text.rfind("cuda:", 0) != 0 || text.size() == 5) return std::nullopt;
+  int ordinal = 0;
+  for (char c : text.substr(5)) {
+    if (c < '0' || c > '9' || ordinal > 1000) return std::nullopt;
+    ordinal = ordinal * 10 + (c - '0');
+  }
+  return DeviceName{"cuda", ordinal};
+}
+
+std::optional<std::string> cuda_unavailable_reason() {
+#ifdef KERNELARC_HAVE_CUDA
+  std::string why;
+  if (!judge::cuda::load_driver(&why)) return why;
+  return std::nullopt;
+#else
+  return "this build has no CUDA support (the CUDA toolkit was not found when it was built)";
+#endif
 }
 
 }  // namespace kernelarc::cli

@@ -29,6 +29,16 @@ struct CpuPeakOverrides {
 task::DevicePeaks cpu_device_peaks(const judge::CpuCompiler& compiler, const judge::CompilerOptions& options,
                                    const CpuPeakOverrides& overrides);
 
+// "cpu" or "cuda:N" (plain "cuda" means cuda:0); nullopt for anything else.
+struct DeviceName {
+  std::string kind;  // "cpu" or "cuda"
+  int ordinal = 0;
+};
+std::optional<DeviceName> parse_device(const std::string& text);
+
+// Why a CUDA device cannot be used here (no CUDA in this build, no driver, no GPU), or nullopt if it can.
+std::optional<std::string> cuda_unavailable_reason();
+
 // Exit codes of every subcommand.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a candidate failed a check

@@ -213,7 +213,7 @@ TEST(RooflineTest, ExpressionFailuresAreTaskErrors) {
 }
 
 TEST(RooflineTest, BuiltInMatmulRoofline) {
-  const Task task = load_task(KERNELARC_TEST_DATA "/../../tasks/matmul");
+  const Task task = load_task(KERNELARC_TASKS "/matmul");
   Workload workload;
   workload.uuid = "probe";
   workload.axes = {{"M", 1024}, {"N", 1024}, {"K", 1024}};

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 using ::testing::HasSubstr;
 
-const fs::path kTasks = fs::path(KERNELARC_TEST_DATA "/../../tasks");
+const fs::path kTasks = fs::path(KERNELARC_TASKS);
 
 // A small valid task: M is var, N const 8, MN = M * N; x [M, N] float32, eps a plain scalar; y [MN].
 json base_definition() {

@@ -1,0 +1,140 @@
+// The CUDA build paths need no GPU: NVRTC and nvcc run here, so CI checks them on every push.
+#include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "judge/build_cache.h"
+#include "judge/cuda/cuda_compiler.h"
+#include "judge/cuda/cuda_driver.h"
+#include "judge/cuda/resource_usage.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace kernelarc::judge;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class CudaBuildTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "kernelarc-cuda-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    directory_ = pattern;
+    options_.cache_directory = directory_;
+  }
+  void TearDown() override { fs::remove_all(directory_); }
+
+  fs::path directory_;
+  cuda::CudaCompilerOptions options_;
+};
+
+constexpr const char* kScaleKernel = R"(
+#include <cuda_bf16.h>
+extern "C" __global__ void scale(__nv_bfloat16* y, const __nv_bfloat16* x, int n) {
+  __shared__ float staging[BLOCK];
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  staging[threadIdx.x] = i < n ? __bfloat162float(x[i]) : 0.0f;
+  __syncthreads();
+  if (i < n) y[i] = __float2bfloat16(staging[threadIdx.x] * 2.0f);
+}
+)";
+
+TEST_F(CudaBuildTest, NvrtcBuildsACubinWithResourceUsageAndCachesIt) {
+  const cuda::CudaCompiler compiler(options_);
+  const auto first = compiler.build_kernel({kScaleKernel, {}, {{"BLOCK", 256}}});
+  ASSERT_TRUE(first.ok) << first.diagnostics;
+  EXPECT_FALSE(first.cache_hit);
+  EXPECT_EQ(first.library.extension(), ".cubin");
+  const std::string cubin = read_text_file(first.library);
+  ASSERT_GE(cubin.size(), 4u);
+  EXPECT_EQ(cubin.substr(0, 4), std::string("\x7f" "ELF"));  // a cubin is an ELF image
+  ASSERT_TRUE(first.resources.contains("scale")) << first.resources.dump();
+  EXPECT_GT(first.resources["scale"]["registers"].get<int>(), 0);
+  EXPECT_EQ(first.resources["scale"]["shared_bytes"].get<int>(), 256 * 4);
+  EXPECT_EQ(first.resources["scale"]["spill_store_bytes"].get<int>(), 0);
+
+  const auto second = compiler.build_kernel({kScaleKernel, {}, {{"BLOCK", 256}}});
+  ASSERT_TRUE(second.ok);
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.cache_key, first.cache_key);
+  EXPECT_EQ(second.resources, first.resources);
+  EXPECT_LT(second.seconds, 0.01);
+
+  const auto other_knob = compiler.build_kernel({kScaleKernel, {}, {{"BLOCK", 128}}});
+  ASSERT_TRUE(other_knob.ok);
+  EXPECT_NE(other_knob.cache_key, first.cache_key);
+  EXPECT_EQ(other_knob.resources["scale"]["shared_bytes"].get<int>(), 128 * 4);
+}
+
+TEST_F(CudaBuildTest, NvrtcCompileErrorIsTrimmedAndNamesTheProblem) {
+  const cuda::CudaCompiler compiler(options_);
+  const auto result = compiler.build_kernel({"extern \"C\" __global__ void k(float* y) { y[0] = undeclared_value; }", {}, {}});
+  EXPECT_FALSE(result.ok);
+  EXPECT_THAT(result.diagnostics, HasSubstr("undeclared_value"));
+  EXPECT_LT(result.diagnostics.size(), 2000u);
+  EXPECT_FALSE(fs::exists(directory_ / "cuda" / (result.cache_key + ".cubin")));
+}
+
+TEST_F(CudaBuildTest, NvccBuildsALoadableLibraryExportingTheEntryPoint) {
+  const cuda::CudaCompiler compiler(options_);
+  const std::string source = R"(
+#include <kernelarc/candidate_abi.h>
+#include <cuda_runtime.h>
+__global__ void fill(float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = VALUE; }
+KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
+  const int n = static_cast<int>(outputs[0]->shape[0]);
+  fill<<<(n + 255) / 256, 256, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<float*>(outputs[0]->data), n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+)";
+  const auto result = compiler.build_library({source, {}, {{"VALUE", 3}}});
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_EQ(result.library.extension(), ".so");
+  ASSERT_FALSE(result.resources.empty()) << "nvcc -Xptxas -v output was not parsed";
+  EXPECT_GT(result.resources.begin().value()["registers"].get<int>(), 0);
+  // dlopen without a driver works: the CUDA runtime loads the driver lazily.
+  void* library = dlopen(result.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  EXPECT_NE(dlsym(library, "kernelarc_run"), nullptr);
+  dlclose(library);
+  EXPECT_TRUE(compiler.build_library({source, {}, {{"VALUE", 3}}}).cache_hit);
+}
+
+TEST(ResourceUsageTest, ParsesPtxasVerboseOutputPerKernel) {
+  const std::string report =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'first' for 'sm_90a'\n"
+      "ptxas info    : Function properties for first\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 40 registers, used 1 barriers, 2048 bytes smem, 360 bytes cmem[0]\n"
+      "ptxas info    : Compiling entry function '_Z6secondPf' for 'sm_90a'\n"
+      "ptxas info    : Function properties for _Z6secondPf\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, used 0 barriers\n";
+  const auto kernels = cuda::parse_ptxas_report(report);
+  ASSERT_EQ(kernels.size(), 2u);
+  const auto& first = kernels.at("first");
+  EXPECT_EQ(first.registers, 40);
+  EXPECT_EQ(first.shared_bytes, 2048);
+  EXPECT_EQ(first.stack_bytes, 8);
+  EXPECT_EQ(first.spill_store_bytes, 4);
+  EXPECT_EQ(first.spill_load_bytes, 12);
+  EXPECT_EQ(first.barriers, 1);
+  EXPECT_EQ(kernels.at("_Z6secondPf").registers, 10);
+  EXPECT_EQ(kernels.at("_Z6secondPf").shared_bytes, 0);
+}
+
+TEST(CudaDriverTest, LoadsTheDriverOrSaysWhyNot) {
+  std::string why;
+  const auto* api = cuda::load_driver(&why);
+  if (api) GTEST_SKIP() << "a GPU is present; the no-driver message is checked on machines without one";
+  EXPECT_THAT(why, Not(::testing::IsEmpty()));
+  EXPECT_THAT(why, ::testing::AnyOf(HasSubstr("no NVIDIA driver"), HasSubstr("no GPU"), HasSubstr("did not start")));
+}
+
+}  // namespace
