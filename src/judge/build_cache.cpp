@@ -37,12 +37,13 @@ std::string read_text_file(const fs::path& file) {
 
 BuildCache::BuildCache(fs::path root) : root_(std::move(root)) {
   fs::create_directories(root_);
-  const std::string_view header = candidate_abi_header();
-  abi_include_ = root_ / "include" / common::content_hash(header).substr(0, 16);
-  const fs::path header_file = abi_include_ / "kernelarc" / "candidate_abi.h";
-  if (!fs::exists(header_file) || read_text_file(header_file) != header) {
-    fs::create_directories(header_file.parent_path());
-    write_file_atomically(header_file, header);
+  const std::string_view abi = candidate_abi_header(), dlpack = dlpack_header();
+  abi_include_ = root_ / "include" / common::content_hash(std::string(abi) + std::string(dlpack)).substr(0, 16);
+  for (const auto& [name, text] : {std::pair{"kernelarc/candidate_abi.h", abi}, std::pair{"dlpack/dlpack.h", dlpack}}) {
+    const fs::path file = abi_include_ / name;
+    if (fs::exists(file) && read_text_file(file) == text) continue;
+    fs::create_directories(file.parent_path());
+    write_file_atomically(file, text);
   }
 }
 

@@ -66,7 +66,7 @@ BuildResult CpuCompiler::build(const BuildRequest& request) const {
   flags.insert(flags.end(), request.flags.begin(), request.flags.end());
   for (const auto& [name, value] : request.knobs) flags.push_back(fmt::format("-D{}={}", name, value));
   result.cache_key = common::content_hash(fmt::format("{}\n{}\n{}\n{}", compiler_version_, fmt::join(flags, " "),
-                                                      candidate_abi_header(), request.source));
+                                                      std::string(candidate_abi_header()) + std::string(dlpack_header()), request.source));
   const BuildCache cache(options_.cache_directory);
   result.library = cache.entry("cpu", result.cache_key, "so");
   const auto finish = [&]() {

@@ -13,6 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/subprocess.h"
+#include "judge/abi_header.h"
+#include "judge/build_cache.h"
 #include "judge/cpu_compiler.h"
 #include "kernelarc/candidate_abi.h"
 
@@ -243,4 +246,26 @@ TEST_F(CpuCompilerTest, CompilersCreatedConcurrentlyOnAFreshCacheAllWork) {
 }
 
 }  // namespace
-}  // namespace kernelarc::judge
+// Candidates must build where DLPack is not installed (the GPU machine has no dlpack-dev): the cache
+// carries both headers the ABI needs, as embedded in the binary, and the compiler finds them there.
+TEST(BuildCacheTest, CarriesTheAbiHeaderAndDlpack) {
+  std::string pattern = (fs::temp_directory_path() / "kernelarc-cache-test-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const fs::path root = pattern;
+  const kernelarc::judge::BuildCache cache(root);
+  const auto include = cache.abi_include_directory();
+  EXPECT_EQ(kernelarc::judge::read_text_file(include / "kernelarc" / "candidate_abi.h"), kernelarc::judge::candidate_abi_header());
+  const std::string dlpack = kernelarc::judge::read_text_file(include / "dlpack" / "dlpack.h");
+  EXPECT_EQ(dlpack, kernelarc::judge::dlpack_header());
+  EXPECT_NE(dlpack.find("DLTensor"), std::string::npos);
+  // The dependency list shows which dlpack.h a candidate's build reads: the cache's, not the system's.
+  const fs::path source = root / "probe.cpp";
+  kernelarc::judge::write_file_atomically(source, "#include <kernelarc/candidate_abi.h>\n");
+  const auto dependencies = kernelarc::common::run_command({"c++", "-M", "-I" + include.string(), source.string()}, std::chrono::seconds(60));
+  ASSERT_TRUE(dependencies.ok()) << dependencies.output;
+  EXPECT_THAT(dependencies.output, HasSubstr((include / "dlpack" / "dlpack.h").string()));
+  EXPECT_THAT(dependencies.output, Not(HasSubstr("/usr/include/dlpack")));
+  fs::remove_all(root);
+}
+
+}  // namespace

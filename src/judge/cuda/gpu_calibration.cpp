@@ -73,21 +73,31 @@ GpuCalibration calibrate_gpu(int ordinal, const CudaCompiler& compiler) {
   check(a, a.event_create(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
   unsigned long long count = bytes / 16;
   void* arguments[] = {&from, &to, &count};
-  const unsigned blocks = static_cast<unsigned>(out.multiprocessors) * 4;
-  std::vector<double> seconds;
-  for (int i = 0; i < 23; ++i) {
-    check(a, a.event_record(start, nullptr), "cuEventRecord");
-    check(a, a.launch_kernel(copy, blocks, 1, 1, 512, 1, 1, 0, nullptr, arguments, nullptr), "cuLaunchKernel");
-    check(a, a.event_record(stop, nullptr), "cuEventRecord");
-    check(a, a.event_synchronize(stop), "cuEventSynchronize");
-    float ms = 0;
-    check(a, a.event_elapsed_time(&ms, start, stop), "cuEventElapsedTime");
-    if (i >= 3) seconds.push_back(ms / 1e3);  // the first launches warm up clocks and TLBs
+  // The best of a few launch shapes: the ceiling is what a good copy achieves, not what one guess does.
+  double best_median = 0;
+  for (const unsigned blocks_per_sm : {2u, 4u, 8u, 16u}) {
+    for (const unsigned threads : {256u, 512u, 1024u}) {
+      const unsigned blocks = static_cast<unsigned>(out.multiprocessors) * blocks_per_sm;
+      std::vector<double> seconds;
+      for (int i = 0; i < 13; ++i) {
+        check(a, a.event_record(start, nullptr), "cuEventRecord");
+        check(a, a.launch_kernel(copy, blocks, 1, 1, threads, 1, 1, 0, nullptr, arguments, nullptr), "cuLaunchKernel");
+        check(a, a.event_record(stop, nullptr), "cuEventRecord");
+        check(a, a.event_synchronize(stop), "cuEventSynchronize");
+        float ms = 0;
+        check(a, a.event_elapsed_time(&ms, start, stop), "cuEventElapsedTime");
+        if (i >= 3) seconds.push_back(ms / 1e3);  // the first launches warm up clocks and TLBs
+      }
+      std::sort(seconds.begin(), seconds.end());
+      const double median = seconds[seconds.size() / 2];
+      if (best_median == 0 || median < best_median) {
+        best_median = median;
+        out.copy_spread = (seconds[seconds.size() * 3 / 4] - seconds[seconds.size() / 4]) / median;
+        out.copy_launch = fmt::format("{} blocks x {} threads", blocks, threads);
+      }
+    }
   }
-  std::sort(seconds.begin(), seconds.end());
-  const double median = seconds[seconds.size() / 2];
-  out.copy_bytes_per_second = 2.0 * static_cast<double>(bytes) / median;
-  out.copy_spread = (seconds[seconds.size() * 3 / 4] - seconds[seconds.size() / 4]) / median;
+  out.copy_bytes_per_second = 2.0 * static_cast<double>(bytes) / best_median;
   a.event_destroy(start);
   a.event_destroy(stop);
   a.mem_free(from);
@@ -102,7 +112,7 @@ nlohmann::json to_json(const GpuCalibration& c) {
   return {{"name", c.name}, {"ordinal", c.ordinal}, {"compute_capability", fmt::format("{}.{}", c.compute_major, c.compute_minor)},
           {"multiprocessors", c.multiprocessors}, {"l2_bytes", c.l2_bytes}, {"memory_bytes", c.memory_bytes},
           {"max_sm_clock_khz", c.max_sm_clock_khz}, {"driver_version", c.driver_version},
-          {"copy_bytes_per_second", c.copy_bytes_per_second}, {"copy_spread", c.copy_spread}, {"date", c.date}};
+          {"copy_bytes_per_second", c.copy_bytes_per_second}, {"copy_spread", c.copy_spread}, {"copy_launch", c.copy_launch}, {"date", c.date}};
 }
 
 }  // namespace kernelarc::judge::cuda

@@ -22,6 +22,7 @@ struct GpuCalibration {
   int driver_version = 0;
   double copy_bytes_per_second = 0;  // device to device, bytes read plus bytes written
   double copy_spread = 0;            // (q3 - q1) / median of the copy timings
+  std::string copy_launch;           // the launch shape that copied fastest
   std::string date;
 };
 
