@@ -28,6 +28,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Fills the key and paths of a build; true when the cache already holds it (resources loaded too).
+bool look_up(const BuildCache& cache, const std::string& key_text, const char* extension, BuildResult& result) {
+  result.cache_key = common::content_hash(key_text);
+  result.library = cache.entry("cuda", result.cache_key, extension);
+  if (!fs::exists(result.library)) return false;
+  const fs::path report_file = cache.entry("cuda", result.cache_key, "resources.json");
+  if (fs::exists(report_file)) result.resources = nlohmann::json::parse(read_text_file(report_file), nullptr, false);
+  result.ok = result.cache_hit = true;
+  return true;
+}
+
 }  // namespace
 
 CudaCompiler::CudaCompiler(CudaCompilerOptions options) : options_(std::move(options)) {
@@ -52,15 +63,11 @@ BuildResult CudaCompiler::build_kernel(const CudaBuildRequest& request) const {
   flags.insert(flags.end(), defines.begin(), defines.end());
   BuildResult result;
   result.command = flags;
-  result.cache_key = common::content_hash(fmt::format("nvrtc\n{}\n{}\n{}", nvrtc_version_, fmt::join(flags, " "), request.source));
-  result.library = cache.entry("cuda", result.cache_key, "cubin");
-  const fs::path report_file = cache.entry("cuda", result.cache_key, "resources.json");
-  if (fs::exists(result.library)) {
-    result.ok = result.cache_hit = true;
-    if (fs::exists(report_file)) result.resources = nlohmann::json::parse(read_text_file(report_file), nullptr, false);
+  if (look_up(cache, fmt::format("nvrtc\n{}\n{}\n{}", nvrtc_version_, fmt::join(flags, " "), request.source), "cubin", result)) {
     result.seconds = seconds_since(start);
     return result;
   }
+  const fs::path report_file = cache.entry("cuda", result.cache_key, "resources.json");
   nvrtcProgram program = nullptr;
   if (nvrtcCreateProgram(&program, request.source.c_str(), "candidate.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
     throw std::runtime_error("NVRTC could not create a program");
@@ -106,15 +113,11 @@ BuildResult CudaCompiler::build_library(const CudaBuildRequest& request) const {
   flags.insert(flags.end(), request.flags.begin(), request.flags.end());
   flags.insert(flags.end(), defines.begin(), defines.end());
   BuildResult result;
-  result.cache_key = common::content_hash(fmt::format("nvcc\n{}\n{}\n{}", nvcc_version_, fmt::join(flags, " "), request.source));
-  result.library = cache.entry("cuda", result.cache_key, "so");
-  const fs::path report_file = cache.entry("cuda", result.cache_key, "resources.json");
-  if (fs::exists(result.library)) {
-    result.ok = result.cache_hit = true;
-    if (fs::exists(report_file)) result.resources = nlohmann::json::parse(read_text_file(report_file), nullptr, false);
+  if (look_up(cache, fmt::format("nvcc\n{}\n{}\n{}", nvcc_version_, fmt::join(flags, " "), request.source), "so", result)) {
     result.seconds = seconds_since(start);
     return result;
   }
+  const fs::path report_file = cache.entry("cuda", result.cache_key, "resources.json");
   const fs::path work = cache.make_work_directory("cuda");
   write_file_atomically(work / "candidate.cu", request.source);
   result.command = {(options_.toolkit / "bin" / "nvcc").string()};
