@@ -40,7 +40,8 @@ int list_tasks(bool json_output) {
                        {"native_reference", natives}, {"templates", templates}, {"description", task.definition.description}});
       } else {
         fmt::print("{:<16} {:<14} {:>9} {:>9} {:<18} {}\n", task.definition.name, task.definition.op_type,
-                   task.workloads.size() - static_cast<std::size_t>(held), held, fmt::join(natives, ","), fmt::join(templates, ", "));
+                   task.workloads.size() - static_cast<std::size_t>(held), held, fmt::format("{}", fmt::join(natives, ",")),
+                   fmt::format("{}", fmt::join(templates, ", ")));
       }
     } catch (const std::exception& error) {
       ++broken;

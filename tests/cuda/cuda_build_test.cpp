@@ -11,6 +11,7 @@
 #include "judge/cuda/cuda_compiler.h"
 #include "judge/cuda/cuda_driver.h"
 #include "judge/cuda/resource_usage.h"
+#include "task/task.h"
 
 namespace {
 
@@ -135,6 +136,52 @@ TEST(CudaDriverTest, LoadsTheDriverOrSaysWhyNot) {
   if (api) GTEST_SKIP() << "a GPU is present; the no-driver message is checked on machines without one";
   EXPECT_THAT(why, Not(::testing::IsEmpty()));
   EXPECT_THAT(why, ::testing::AnyOf(HasSubstr("no NVIDIA driver"), HasSubstr("no GPU"), HasSubstr("did not start")));
+}
+
+}  // namespace
+
+namespace {
+
+// Every CUDA source of the built-in tasks builds: kernel-only templates through NVRTC at every knob
+// value, full-source templates and native CUDA references through nvcc.
+TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
+  std::string pattern = (fs::temp_directory_path() / "kernelarc-cuda-tasks-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  cuda::CudaCompilerOptions options;
+  options.cache_directory = pattern;
+  const cuda::CudaCompiler compiler(options);
+  int kernel_builds = 0, library_builds = 0;
+  for (const char* name : {"softmax", "add_rmsnorm", "matmul"}) {
+    const auto task = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / name);
+    ASSERT_TRUE(task.definition.native_reference.count("cuda")) << name;
+    const auto reference = compiler.build_library({read_text_file(task.definition.native_reference.at("cuda")), {}, {}});
+    EXPECT_TRUE(reference.ok) << name << " reference:\n" << reference.diagnostics;
+    ++library_builds;
+    bool has_kernel_form = false, has_full_form = false;
+    for (const auto& tmpl : task.definition.templates) {
+      if (tmpl.device != "cuda") continue;
+      const std::string source = read_text_file(tmpl.source);
+      if (tmpl.form == kernelarc::task::TemplateForm::kernel) {
+        has_kernel_form = true;
+        ASSERT_EQ(tmpl.knobs.size(), 1u) << "this test walks one knob";
+        for (const auto value : tmpl.knobs.front().values) {
+          const auto built = compiler.build_kernel({source, {}, {{tmpl.knobs.front().name, value}}});
+          EXPECT_TRUE(built.ok) << name << "/" << tmpl.name << " " << tmpl.knobs.front().name << "=" << value << ":\n" << built.diagnostics;
+          EXPECT_FALSE(built.resources.empty());
+          ++kernel_builds;
+        }
+      } else {
+        has_full_form = true;
+        const auto built = compiler.build_library({source, {}, {}});
+        EXPECT_TRUE(built.ok) << name << "/" << tmpl.name << ":\n" << built.diagnostics;
+        ++library_builds;
+      }
+    }
+    EXPECT_TRUE(has_kernel_form && has_full_form) << name << " needs a CUDA template in both forms";
+  }
+  EXPECT_EQ(library_builds, 6);
+  EXPECT_GE(kernel_builds, 10);
+  fs::remove_all(pattern);
 }
 
 }  // namespace
