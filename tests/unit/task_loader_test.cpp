@@ -135,7 +135,17 @@ TEST_F(TaskLoaderTest, EveryBuiltInTaskLoads) {
     EXPECT_FALSE(task.content_hash.empty());
     EXPECT_FALSE(task.definition.native_reference.empty());
     EXPECT_TRUE(fs::is_regular_file(task.definition.native_reference.at("cpu")));
-    EXPECT_EQ(task.definition.templates.size(), 1u);
+    EXPECT_TRUE(fs::is_regular_file(task.definition.native_reference.at("cuda")));
+    // One CPU template, and CUDA templates in both forms (kernel-only with launch geometry, full source).
+    const auto count = [&](const std::string& device, TemplateForm form) {
+      return std::count_if(task.definition.templates.begin(), task.definition.templates.end(),
+                           [&](const Template& t) { return t.device == device && t.form == form; });
+    };
+    EXPECT_EQ(count("cpu", TemplateForm::full), 1);
+    EXPECT_EQ(count("cuda", TemplateForm::full), 1);
+    EXPECT_EQ(count("cuda", TemplateForm::kernel), 1);
+    for (const auto& t : task.definition.templates)
+      if (t.form == TemplateForm::kernel) EXPECT_TRUE(t.launch.has_value()) << t.name;
     EXPECT_FALSE(task.workloads.front().held_out);
     EXPECT_TRUE(task.workloads.back().held_out);
     for (const auto& workload : task.workloads) EXPECT_NO_THROW(resolve_workload(task, workload));
