@@ -524,7 +524,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             return failure;
           }
           if (timed) {
-            timing.samples_ns.push_back(std::max(round_trip - timing.call_overhead_ns, 0.0));
+            // The worker's own clock around the call bounds a sample from below: when load inflated the probes,
+            // round trip minus overhead can fall under the kernel's real time. The candidate runs in that process
+            // and could forge that clock, but only to look slower: the trusted round trip caps it.
+            timing.samples_ns.push_back(std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)));
             timing.in_process_ns.push_back(in_process);
           }
           if (checked) {
