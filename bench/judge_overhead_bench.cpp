@@ -9,6 +9,9 @@
 #include <sstream>
 
 #include "judge/cpu_compiler.h"
+#ifdef KERNELARC_HAVE_CUDA
+#include "judge/cuda/cuda_compiler.h"
+#endif
 #include "judge/judge.h"
 #include "task/task.h"
 
@@ -46,6 +49,23 @@ void BM_CachedCompile(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_CachedCompile)->Unit(benchmark::kMillisecond);
+
+#ifdef KERNELARC_HAVE_CUDA
+// An uncached NVRTC build of a kernel-only candidate (the built-in softmax template): a new knob value
+// every iteration, so every build compiles (the target: under 150 ms).
+void BM_NvrtcKernelCompile(benchmark::State& state) {
+  judge::cuda::CudaCompilerOptions options;
+  options.cache_directory = scratch() / "nvrtc-cache";
+  const judge::cuda::CudaCompiler compiler(options);
+  const std::string source = read_text(fs::path(KERNELARC_BENCH_TASKS) / ".." / ".." / "tasks" / "softmax" / "softmax_rows.cu");
+  std::int64_t build = 0;
+  for (auto _ : state) {
+    const auto result = compiler.build_kernel({source, {}, {{"BLOCK", 256}, {"BUILD_NUMBER", ++build}}});
+    if (!result.ok || result.cache_hit) state.SkipWithError("expected a fresh, successful build");
+  }
+}
+BENCHMARK(BM_NvrtcKernelCompile)->Unit(benchmark::kMillisecond)->Iterations(10);
+#endif
 
 void BM_JudgeTimedIteration(benchmark::State& state) {
   const auto task = task::load_task(fs::path(KERNELARC_BENCH_TASKS) / "spin_copy");
