@@ -164,7 +164,8 @@ struct Judge::Session {
   // Returns a failure when the library cannot be loaded or the worker cannot be set up.
   std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const json& binding,
                                  std::chrono::milliseconds deadline, Status load_failure_status) {
-    if (ready && worker.running() && mapped_generation == generation && bind == binding) return std::nullopt;
+    // The binding only changes with the workload, so the generation alone says whether it is current.
+    if (ready && worker.running() && mapped_generation == generation) return std::nullopt;
     const bool restart = !worker.running() || !ready;
     const auto step = [&](const json& message) -> std::optional<Failure> {
       const auto reply = worker.request(message, deadline);
@@ -313,6 +314,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         for (auto offset : lay.output_offsets) outputs.push_back(lay.output_base() + offset);
         return json{{"op", "call"}, {"inputs", inputs}, {"outputs", outputs}};
       };
+      // Serialised once per slot: building JSON inside the timed loop costs tens of microseconds a call.
+      std::vector<std::string> candidate_calls;
+      for (int slot = 0; slot < layout.slots; ++slot) candidate_calls.push_back(call_message(layout, slot).dump());
+      const std::string reference_call = call_message(reference_layout, 0).dump();
+      const std::string flush_request = json{{"op", "flush"}, {"bytes", options_.flush_bytes}}.dump();
       const auto write_slot = [](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) {
         std::memcpy(buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes, image.data(), image.size());
       };
@@ -370,7 +376,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           if (is_reference) failure->status = Status::invalid_reference;
           return failure;
         }
-        const auto reply = session.worker.request(call_message(lay, slot), deadline);
+        const auto reply = session.worker.request_line(is_reference ? reference_call : candidate_calls[static_cast<std::size_t>(slot)], deadline);
         if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
         const std::string who = is_reference ? "the reference " : "";
         if (reply.outcome == ReplyOutcome::timed_out) {
@@ -511,7 +517,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           // calls are checked, and it can skip the work on all the others.
           prepare_outputs(buffer, layout, kPoisonFirst);
           if (timed) {
-            const auto reply = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+            const auto reply = candidate_session.worker.request_line(flush_request, deadline);
             if (!reply.ok()) {
               candidate_session.ready = false;
               return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};

@@ -90,9 +90,13 @@ std::string WorkerProcess::log_tail(std::size_t max_bytes) const {
 }
 
 WorkerReply WorkerProcess::request(const json& message, std::chrono::milliseconds deadline) {
+  return request_line(message.dump(), deadline);
+}
+
+WorkerReply WorkerProcess::request_line(const std::string& message, std::chrono::milliseconds deadline) {
   if (pid_ <= 0) start();
   WorkerReply reply;
-  const std::string line = message.dump() + '\n';
+  const std::string line = message + '\n';
   const auto start_time = std::chrono::steady_clock::now();
   const auto fail = [&](ReplyOutcome outcome, std::string description, bool kill_first) {
     const std::string ending = reap(kill_first);
