@@ -5,11 +5,11 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/hash.h"
+#include "judge/build_cache.h"
 #include "judge/judge.h"
 #include "store/store.h"
 
@@ -40,14 +40,6 @@ struct EvalArguments {
   bool correctness_only = false;
   CpuPeakOverrides peaks;
 };
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string format_time(double ns) {
   if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
@@ -83,7 +75,7 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
     file = tmpl->source;
     for (const auto& knob : tmpl->knobs) knobs.try_emplace(knob.name, knob.values.front());
   }
-  source.source = read_text(file);
+  source.source = judge::read_text_file(file);
   source.flags = args.flags;
   source.knobs = knobs;
   std::vector<std::string> knob_text;
@@ -227,7 +219,7 @@ int run_eval(const EvalArguments& args) {
     const auto peaks = cpu_device_peaks(compiler, options.compiler, args.peaks);
     judge::Judge judge(task, options, peaks);
     if (!args.baseline_file.empty()) {
-      const auto baseline = json::parse(read_text(args.baseline_file));
+      const auto baseline = json::parse(judge::read_text_file(args.baseline_file));
       std::map<std::string, double> ns;
       for (const auto& [uuid, ms] : baseline.items()) ns[uuid] = ms.get<double>() * 1e6;
       judge.set_baselines(ns);

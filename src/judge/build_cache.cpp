@@ -30,6 +30,7 @@ void write_file_atomically(const fs::path& target, std::string_view content) {
 
 std::string read_text_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", file.string()));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();

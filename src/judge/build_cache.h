@@ -30,6 +30,7 @@ class BuildCache {
 // Writes through a uniquely named temporary file and a rename.
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
 
+// The whole file; throws std::runtime_error naming it when it cannot be read.
 std::string read_text_file(const std::filesystem::path& file);
 
 }  // namespace kernelarc::judge

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/hash.h"
+#include "judge/build_cache.h"
 #include "judge/comparison.h"
 #include "judge/input_generator.h"
 #include "judge/shared_buffer.h"
@@ -254,10 +255,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                             "reference needs the reference oracle";
       reference_build_ = missing;
     } else {
-      std::ifstream in(native->second, std::ios::binary);
-      std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       say("building the native reference");
-      reference_build_ = compiler_.build({source, task_.definition.cflags, {}});
+      reference_build_ = compiler_.build({read_text_file(native->second), task_.definition.cflags, {}});
       if (!reference_build_->ok)
         reference_build_->diagnostics = "the native reference does not build:\n" + reference_build_->diagnostics;
     }
@@ -369,7 +368,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return outs;
       };
       // One call through a session, with every way it can fail turned into a verdict.
-      const auto call = [&](Session& session, const Layout& lay, int slot, bool is_reference, double* round_trip_ns,
+      const auto call = [&](Session& session, int slot, bool is_reference, double* round_trip_ns,
                             double* in_process_ns) -> std::optional<Failure> {
         const Status load_status = is_reference ? Status::invalid_reference : Status::compile_error;
         if (auto failure = session.prepare(is_reference ? reference_buffer : buffer, generation, binding, deadline, load_status)) {
@@ -429,7 +428,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // The reference.
         write_slot(reference_buffer, reference_layout, 0, variant.slot_image);
         prepare_outputs(reference_buffer, reference_layout, kPoisonFirst);
-        if (auto failure = call(reference_session, reference_layout, 0, true, nullptr, nullptr)) return failure;
+        if (auto failure = call(reference_session, 0, true, nullptr, nullptr)) return failure;
         if (check_output_guards(reference_buffer, reference_layout))
           return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
         variant.reference = outputs_of(reference_buffer, reference_layout);
@@ -440,7 +439,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // The candidate.
         write_slot(buffer, layout, 0, variant.slot_image);
         prepare_outputs(buffer, layout, kPoisonFirst);
-        if (auto failure = call(candidate_session, layout, 0, false, nullptr, nullptr)) return failure;
+        if (auto failure = call(candidate_session, 0, false, nullptr, nullptr)) return failure;
         if (auto failure = check_output_guards(buffer, layout)) return failure;
         if (auto failure = check_inputs(buffer, layout, 0, variant.slot_image)) return failure;
         if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonFirst)) return failure;
@@ -452,7 +451,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           // Same inputs again with another poison: a race or an unwritten element shows here.
           const auto first = outputs_of(buffer, layout);
           prepare_outputs(buffer, layout, kPoisonSecond);
-          if (auto failure = call(candidate_session, layout, 0, false, nullptr, nullptr)) return failure;
+          if (auto failure = call(candidate_session, 0, false, nullptr, nullptr)) return failure;
           if (auto failure = check_output_guards(buffer, layout)) return failure;
           if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonSecond)) return failure;
           const auto second = outputs_of(buffer, layout);
@@ -525,7 +524,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
           }
           double round_trip = 0, in_process = 0;
-          if (auto failure = call(candidate_session, layout, slot, false, &round_trip, &in_process)) {
+          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process)) {
             failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
             return failure;
           }
