@@ -80,7 +80,7 @@ void BM_JudgeTimedIteration(benchmark::State& state) {
   judge::Judge judge(task, options, peaks);
   const judge::CandidateSource candidate{"spin_copy.spin.SPIN_US" + std::to_string(state.range(0)),
                                          read_text(task.definition.templates.front().source), {}, {{"SPIN_US", state.range(0)}}};
-  double wall = 0, median = 0, overhead = 0, flush = 0, judge_cost = 0;
+  double wall = 0, median = 0, overhead = 0, flush = 0, judge_cost = 0, without_flush = 0;
   for (auto _ : state) {
     const auto verdict = judge.evaluate(candidate);
     if (!verdict.passed() || !verdict.workloads.front().timing) {
@@ -93,12 +93,16 @@ void BM_JudgeTimedIteration(benchmark::State& state) {
     overhead = timing.call_overhead_ns / 1e6;
     flush = timing.flush_ns / 1e6;
     judge_cost = timing.judge_overhead_ns / 1e6;
+    double sample_total = 0;
+    for (double sample : timing.samples_ns) sample_total += sample;
+    // The wall time per iteration less the mean flush: the figure the 1.2 ms target is about.
+    without_flush = (sample_total / static_cast<double>(timing.samples_ns.size()) + timing.judge_overhead_ns) / 1e6;
   }
   state.counters["kernel_ms"] = static_cast<double>(state.range(0)) / 1000.0;
   state.counters["measured_ms"] = median;
   state.counters["wall_per_iter_ms"] = wall;
   state.counters["flush_ms"] = flush;
-  state.counters["wall_minus_flush_ms"] = wall - flush;
+  state.counters["wall_minus_flush_ms"] = without_flush;
   state.counters["judge_overhead_ms"] = judge_cost;
   state.counters["call_overhead_ms"] = overhead;
 }

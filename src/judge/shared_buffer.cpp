@@ -22,7 +22,8 @@ std::byte* map_file(const std::filesystem::path& file, std::size_t bytes, bool c
     ::close(fd);
     throw std::runtime_error(fmt::format("cannot size {} to {} bytes: {}", file.string(), bytes, std::strerror(error)));
   }
-  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // Populated now: first touches inside a timed call cost the candidate and the judge about 50 us per 16 KiB.
+  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   const int error = errno;
   ::close(fd);
   if (address == MAP_FAILED)
