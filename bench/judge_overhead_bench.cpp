@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,16 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace kernelarc;
+
+// Compiled-in paths, overridable when the benchmark runs from a bundle on another machine (scripts/device run).
+fs::path bench_tasks() {
+  const char* root = std::getenv("KERNELARC_SOURCE_ROOT");
+  return root ? fs::path(root) / "bench" / "tasks" : bench_tasks();
+}
+fs::path kernelarc_binary() {
+  const char* bundled = std::getenv("KERNELARC_TEST_BINARY");
+  return bundled ? fs::path(bundled) : fs::path(KERNELARC_BINARY);
+}
 
 fs::path scratch() {
   static const fs::path dir = [] {
@@ -40,7 +51,7 @@ void BM_CachedCompile(benchmark::State& state) {
   judge::CompilerOptions options;
   options.cache_directory = scratch() / "cache";
   judge::CpuCompiler compiler(options);
-  const judge::BuildRequest request{read_text(fs::path(KERNELARC_BENCH_TASKS) / "spin_copy" / "spin_candidate.cpp"), {}, {{"SPIN_US", 7}}};
+  const judge::BuildRequest request{read_text(bench_tasks() / "spin_copy" / "spin_candidate.cpp"), {}, {{"SPIN_US", 7}}};
   if (!compiler.build(request).ok) state.SkipWithError("the fixture does not build");
   for (auto _ : state) {
     const auto result = compiler.build(request);
@@ -57,7 +68,7 @@ void BM_NvrtcKernelCompile(benchmark::State& state) {
   judge::cuda::CudaCompilerOptions options;
   options.cache_directory = scratch() / "nvrtc-cache";
   const judge::cuda::CudaCompiler compiler(options);
-  const std::string source = read_text(fs::path(KERNELARC_BENCH_TASKS) / ".." / ".." / "tasks" / "softmax" / "softmax_rows.cu");
+  const std::string source = read_text(bench_tasks() / ".." / ".." / "tasks" / "softmax" / "softmax_rows.cu");
   std::int64_t build = 0;
   for (auto _ : state) {
     const auto result = compiler.build_kernel({source, {}, {{"BLOCK", 256}, {"BUILD_NUMBER", ++build}}});
@@ -68,13 +79,13 @@ BENCHMARK(BM_NvrtcKernelCompile)->Unit(benchmark::kMillisecond)->Iterations(10);
 #endif
 
 void BM_JudgeTimedIteration(benchmark::State& state) {
-  const auto task = task::load_task(fs::path(KERNELARC_BENCH_TASKS) / "spin_copy");
+  const auto task = task::load_task(bench_tasks() / "spin_copy");
   judge::JudgeOptions options;
   options.rounds = 1;
   options.warmup = 2;
   options.iterations = 30;
   options.seed = 1;
-  options.worker_executable = KERNELARC_BINARY;
+  options.worker_executable = kernelarc_binary();
   options.compiler.cache_directory = scratch() / "cache";
   task::DevicePeaks peaks{"bench", 1e12, {{"fp32", 1e12}}, "fixed"};
   judge::Judge judge(task, options, peaks);

@@ -9,7 +9,10 @@
 #include "judge/build_cache.h"
 #include "judge/cpu_calibration.h"
 #ifdef KERNELARC_HAVE_CUDA
+#include "judge/cuda/cuda_driver.h"
+#include "judge/cuda/gemm_calibration.h"
 #include "judge/cuda/gpu_calibration.h"
+#include "judge/cuda/sm_clock.h"
 #endif
 
 namespace kernelarc::cli {
@@ -21,6 +24,25 @@ int calibrate_cuda(int ordinal, bool json_output) {
   judge::cuda::CudaCompiler compiler;
   const auto measured = judge::cuda::calibrate_gpu(ordinal, compiler);
   auto out = judge::cuda::to_json(measured);
+  // Tensor-core rates through cuBLASLt, and the SM clock seen right after them (under load, not the idle clock).
+  const auto& api = *judge::cuda::load_driver();
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  char bus_id[64] = {};
+  judge::cuda::check(api, api.device_get(&device, ordinal), "cuDeviceGet");
+  judge::cuda::check(api, api.device_get_pci_bus_id(bus_id, sizeof bus_id, device), "cuDeviceGetPCIBusId");
+  judge::cuda::check(api, api.primary_ctx_retain(&context, device), "cuDevicePrimaryCtxRetain");
+  judge::cuda::check(api, api.ctx_set_current(context), "cuCtxSetCurrent");
+  const auto idle_clock = judge::cuda::sm_clock_mhz(bus_id);
+  std::string gemm_why;
+  const auto rates = judge::cuda::measure_gemm_rates(api, &gemm_why);
+  const auto loaded_clock = judge::cuda::sm_clock_mhz(bus_id);
+  api.primary_ctx_release(device);
+  out["gemm"] = nlohmann::json::array();
+  for (const auto& rate : rates) out["gemm"].push_back(judge::cuda::to_json(rate));
+  if (rates.empty()) out["gemm_unavailable"] = gemm_why;
+  out["sm_clock_mhz_before"] = idle_clock ? nlohmann::json(*idle_clock) : nlohmann::json();
+  out["sm_clock_mhz_after_gemm"] = loaded_clock ? nlohmann::json(*loaded_clock) : nlohmann::json();
   const auto datasheet = task::known_gpu_peaks(measured.name);
   if (datasheet) {
     out["datasheet_bytes_per_second"] = datasheet->bytes_per_second;
@@ -41,6 +63,16 @@ int calibrate_cuda(int ordinal, bool json_output) {
              datasheet ? fmt::format(", {:.1f}% of the datasheet {:.2f} TB/s", 100 * measured.copy_bytes_per_second / datasheet->bytes_per_second,
                                      datasheet->bytes_per_second / 1e12)
                        : std::string());
+  for (const auto& rate : rates) {
+    if (!rate.error.empty())
+      fmt::print("  {} GEMM {}x{}x{}: not measured ({})\n", rate.dtype, rate.m, rate.n, rate.k, rate.error);
+    else
+      fmt::print("  {} GEMM {}x{}x{}: {:.0f} TFLOP/s ({:.3f} ms, cuBLASLt)\n", rate.dtype, rate.m, rate.n, rate.k, rate.flops_per_second / 1e12,
+                 rate.median_ms);
+  }
+  if (rates.empty()) fmt::print("  GEMM rates not measured: {}\n", gemm_why);
+  fmt::print("  SM clock {} MHz before the GEMMs, {} MHz right after (NVML)\n", idle_clock ? std::to_string(*idle_clock) : "unknown",
+             loaded_clock ? std::to_string(*loaded_clock) : "unknown");
   fmt::print("  {}; cached in {}\n", measured.date, file.string());
   return kExitOk;
 }

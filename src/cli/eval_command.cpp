@@ -23,6 +23,7 @@ namespace {
 struct EvalArguments {
   std::string task;
   std::string candidate;
+  std::string template_name;
   std::string device = "cpu";
   bool json_output = false;
   bool quiet = false;
@@ -62,17 +63,27 @@ std::map<std::string, std::int64_t> parse_knobs(const std::vector<std::string>& 
   return knobs;
 }
 
-// The candidate file, or the task's first CPU template with its knobs at their first values.
+// The candidate file (full form), or a template of the task (by name, or the first for the device) with its knobs at
+// their first values unless --knob says otherwise.
 judge::CandidateSource candidate_source(const task::Task& task, const EvalArguments& args) {
   judge::CandidateSource source;
   auto knobs = parse_knobs(args.knobs);
   fs::path file = args.candidate;
   if (file.empty()) {
-    const auto tmpl = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
-                                   [](const task::Template& t) { return t.device == "cpu"; });
-    if (tmpl == task.definition.templates.end())
-      throw std::runtime_error(fmt::format("task {} has no CPU template; give a candidate file", task.definition.name));
+    const std::string device = args.device == "cpu" ? "cpu" : "cuda";
+    const auto& templates = task.definition.templates;
+    const auto tmpl = std::find_if(templates.begin(), templates.end(), [&](const task::Template& t) {
+      return args.template_name.empty() ? t.device == device : t.name == args.template_name;
+    });
+    if (tmpl == templates.end())
+      throw std::runtime_error(args.template_name.empty()
+                                   ? fmt::format("task {} has no {} template; give a candidate file", task.definition.name, device)
+                                   : fmt::format("task {} has no template named \"{}\"", task.definition.name, args.template_name));
+    if (tmpl->device != device)
+      throw std::runtime_error(fmt::format("template \"{}\" is for {}, not {}", tmpl->name, tmpl->device, args.device));
     file = tmpl->source;
+    source.form = tmpl->form;
+    source.launch = tmpl->launch;
     for (const auto& knob : tmpl->knobs) knobs.try_emplace(knob.name, knob.values.front());
   }
   source.source = judge::read_text_file(file);
@@ -95,7 +106,11 @@ json workload_json(const judge::WorkloadVerdict& row) {
     out["timing"] = {{"median_ns", row.timing->median_ns}, {"min_ns", row.timing->min_ns}, {"q1_ns", row.timing->q1_ns},
                      {"q3_ns", row.timing->q3_ns}, {"call_overhead_ns", row.timing->call_overhead_ns},
                      {"wall_per_iteration_ns", row.timing->wall_per_iteration_ns}, {"input_slots", row.timing->input_slots},
-                     {"samples_ns", row.timing->samples_ns}, {"in_process_ns", row.timing->in_process_ns}};
+                     {"samples_ns", row.timing->samples_ns}, {"in_process_ns", row.timing->in_process_ns}, {"timer", row.timing->timer}};
+  if (row.timing && !row.timing->event_ns.empty()) {
+    out["timing"]["event_median_ns"] = row.timing->event_median_ns;
+    out["timing"]["event_ns"] = row.timing->event_ns;
+  }
   if (row.baseline_ns) out["baseline_ns"] = *row.baseline_ns;
   if (row.score) out["score"] = *row.score;
   return out;
@@ -187,12 +202,12 @@ int run_eval(const EvalArguments& args) {
     return kExitUsage;
   }
   if (device->kind == "cuda") {
-    if (auto why = cuda_unavailable_reason())
+    if (auto why = cuda_unavailable_reason()) {
       fmt::print(stderr, "kernelarc eval: no GPU is available for {}: {}\n", args.device, *why);
-    else
-      fmt::print(stderr, "kernelarc eval: a GPU is present, but the CUDA judge is not finished yet; use --device cpu\n");
-    return kExitUsage;
+      return kExitUsage;
+    }
   }
+  const std::string device_text = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
   task::Task task;
   judge::CandidateSource source;
   try {
@@ -210,13 +225,15 @@ int run_eval(const EvalArguments& args) {
   options.seed = args.seed;
   options.include_held_out = !args.no_held_out;
   options.time_candidates = !args.correctness_only;
-  options.roofline_margin = 2.0;  // CPU peaks are measured, not datasheet: a little headroom before calling it a hack
+  options.device = device_text;
+  // CPU peaks are measured, not datasheet: a little headroom before calling it a hack. GPU peaks are the datasheet's.
+  options.roofline_margin = device->kind == "cpu" ? 2.0 : 1.0;
   const auto progress = [&](const std::string& line) {
     if (!args.quiet) fmt::print(stderr, "{}\n", line);
   };
   try {
     judge::CpuCompiler compiler(options.compiler);
-    const auto peaks = cpu_device_peaks(compiler, options.compiler, args.peaks);
+    const auto peaks = device->kind == "cpu" ? cpu_device_peaks(compiler, options.compiler, args.peaks) : gpu_device_peaks(device->ordinal);
     judge::Judge judge(task, options, peaks);
     if (!args.baseline_file.empty()) {
       const auto baseline = json::parse(judge::read_text_file(args.baseline_file));
@@ -227,6 +244,7 @@ int run_eval(const EvalArguments& args) {
       EvalArguments baseline_args = args;
       baseline_args.candidate = args.baseline_candidate;
       baseline_args.knobs.clear();
+      baseline_args.template_name.clear();
       const auto baseline_source = candidate_source(task, baseline_args);
       progress(fmt::format("timing the baseline {}", baseline_source.name));
       const auto baseline = judge.evaluate(baseline_source, progress);
@@ -269,8 +287,10 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<EvalArguments>();
   auto* command = app.add_subcommand("eval", "Judge one candidate on every workload of a task; exits 0 only if all pass");
   command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)")->required();
-  command->add_option("candidate", args->candidate, "The candidate's C++ source (default: the task's first CPU template)");
-  command->add_option("--device", args->device, "cpu (GPUs come with the CUDA judge)")->envname("KERNELARC_DEVICE")->capture_default_str();
+  command->add_option("candidate", args->candidate,
+                      "The candidate's source: C++ for the CPU, a full CUDA source (.cu) for a GPU (default: the task's first template for the device)");
+  command->add_option("--template", args->template_name, "Judge this template of the task (kernelarc tasks lists them)");
+  command->add_option("--device", args->device, "cpu or cuda:N")->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
   command->add_option("--store", args->store, "The run store (SQLite; default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");

@@ -78,4 +78,21 @@ std::optional<std::string> cuda_unavailable_reason() {
 #endif
 }
 
+task::DevicePeaks gpu_device_peaks(int ordinal) {
+#ifdef KERNELARC_HAVE_CUDA
+  std::string why;
+  const auto* api = judge::cuda::load_driver(&why);
+  if (!api) throw std::runtime_error(why);
+  CUdevice device = 0;
+  char name[256] = {};
+  judge::cuda::check(*api, api->device_get(&device, ordinal), "cuDeviceGet");
+  judge::cuda::check(*api, api->device_get_name(name, sizeof name, device), "cuDeviceGetName");
+  if (auto peaks = task::known_gpu_peaks(name)) return *peaks;
+  throw std::runtime_error(fmt::format("no datasheet peaks are known for \"{}\" (src/task/roofline.cpp lists the known GPUs)", name));
+#else
+  (void)ordinal;
+  throw std::runtime_error("this build has no CUDA support");
+#endif
+}
+
 }  // namespace kernelarc::cli

@@ -39,6 +39,9 @@ std::optional<DeviceName> parse_device(const std::string& text);
 // Why a CUDA device cannot be used here (no CUDA in this build, no driver, no GPU), or nullopt if it can.
 std::optional<std::string> cuda_unavailable_reason();
 
+// The datasheet peaks of GPU `ordinal` (T_sol uses them); throws std::runtime_error for a GPU the table lacks.
+task::DevicePeaks gpu_device_peaks(int ordinal);
+
 // Exit codes of every subcommand.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a candidate failed a check

@@ -14,6 +14,9 @@
 #include "common/hash.h"
 #include "judge/build_cache.h"
 #include "judge/comparison.h"
+#ifdef KERNELARC_HAVE_CUDA
+#include "judge/cuda/cuda_compiler.h"
+#endif
 #include "judge/input_generator.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker.h"
@@ -127,6 +130,30 @@ std::optional<std::string> find_background_activity(pid_t pid) {
   return std::nullopt;
 }
 
+// The "launch" of a bind request for a kernel-only candidate: its geometry evaluated over the workload's axes and the
+// knobs, and the kernel's scalar arguments (after the tensor pointers): every var axis, in the definition's order.
+json launch_request(const task::Task& task, const task::ResolvedWorkload& resolved, const CandidateSource& candidate) {
+  if (!candidate.launch) throw std::runtime_error("a kernel-only candidate needs its launch geometry");
+  task::Bindings names = resolved.axes;
+  for (const auto& [knob, value] : candidate.knobs) names[knob] = static_cast<double>(value);
+  const auto dimensions = [&](const std::vector<task::Expression>& expressions, std::int64_t limit) {
+    std::vector<std::int64_t> values;
+    for (const auto& expression : expressions) {
+      const auto value = expression.evaluate_integer(names);
+      if (value < 1 || value > limit)
+        throw std::runtime_error(fmt::format("\"{}\" is {} (expected 1 to {})", expression.text(), value, limit));
+      values.push_back(value);
+    }
+    return values;
+  };
+  const auto& launch = *candidate.launch;
+  json request{{"grid", dimensions(launch.grid, 2147483647)}, {"block", dimensions(launch.block, 1024)}, {"arguments", json::array()}};
+  request["shared_bytes"] = launch.shared_bytes ? launch.shared_bytes->evaluate_integer(names) : 0;
+  for (const auto& axis : task.definition.axes)
+    if (axis.kind == task::AxisKind::variable) request["arguments"].push_back(static_cast<std::int64_t>(resolved.axes.at(axis.name)));
+  return request;
+}
+
 double percentile(std::vector<double> sorted_values, double fraction) {
   if (sorted_values.empty()) return 0;
   std::sort(sorted_values.begin(), sorted_values.end());
@@ -154,13 +181,15 @@ fs::path current_executable() { return fs::read_symlink("/proc/self/exe"); }
 
 // One worker with its library loaded and one shared buffer mapped; set up again after any restart.
 struct Judge::Session {
+  bool on_gpu = false;                  // the buffer has a device copy: ranges move with upload and download
   WorkerProcess worker;
-  fs::path library;
+  json load;                            // the "load" request: a shared object, or a cubin and its kernel
+  std::string timer;                    // how the worker timed its last call ("cupti", "events"; empty on the CPU)
   std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
   json bind;
   bool ready = false;
 
-  explicit Session(WorkerOptions options) : worker(std::move(options)) {}
+  explicit Session(WorkerOptions options) : on_gpu(options.device != "cpu"), worker(std::move(options)) {}
 
   // Returns a failure when the library cannot be loaded or the worker cannot be set up.
   std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const json& binding,
@@ -178,7 +207,7 @@ struct Judge::Session {
     };
     if (restart) {
       ready = false;
-      if (auto failure = step({{"op", "load"}, {"library", library.string()}})) return failure;
+      if (auto failure = step(load)) return failure;
     }
     if (restart || mapped_generation != generation) {
       if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}})) return failure;
@@ -216,6 +245,57 @@ Judge::~Judge() {
   fs::remove_all(scratch_, ignored);
 }
 
+BuildResult Judge::build_candidate(const CandidateSource& candidate) const {
+  if (options_.device == "cpu") {
+    if (candidate.form == task::TemplateForm::kernel) {
+      BuildResult refused;
+      refused.diagnostics = "a kernel-only candidate is CUDA device code: judge it with --device cuda:N";
+      return refused;
+    }
+    std::vector<std::string> flags = task_.definition.cflags;
+    flags.insert(flags.end(), candidate.flags.begin(), candidate.flags.end());
+    return compiler_.build({candidate.source, flags, candidate.knobs});
+  }
+#ifdef KERNELARC_HAVE_CUDA
+  cuda::CudaCompilerOptions options;
+  options.cache_directory = options_.compiler.cache_directory;
+  const cuda::CudaCompiler compiler(options);
+  if (candidate.form == task::TemplateForm::kernel) return compiler.build_kernel({candidate.source, candidate.flags, candidate.knobs});
+  return compiler.build_library({candidate.source, candidate.flags, candidate.knobs});
+#else
+  BuildResult refused;
+  refused.diagnostics = "this kernelarc was built without the CUDA toolkit";
+  return refused;
+#endif
+}
+
+// On a GPU the CUDA reference runs there (large workloads check fast); a C++ reference on the CPU is the fallback.
+void Judge::build_reference(const ProgressCallback& say) {
+  const auto& references = task_.definition.native_reference;
+  const auto cuda_reference = references.find("cuda");
+  const auto cpu_reference = references.find("cpu");
+  if (options_.device != "cpu" && cuda_reference != references.end()) {
+    if (say) say("building the native CUDA reference");
+    CandidateSource reference;
+    reference.name = "reference";
+    reference.source = read_text_file(cuda_reference->second);
+    reference_build_ = build_candidate(reference);
+    reference_device_ = options_.device;
+  } else if (cpu_reference != references.end()) {
+    if (say) say("building the native reference");
+    reference_build_ = compiler_.build({read_text_file(cpu_reference->second), task_.definition.cflags, {}});
+    reference_device_ = "cpu";
+  } else {
+    BuildResult missing;
+    missing.diagnostics = fmt::format("the task has no native {} reference (kernelarc.native_reference); a PyTorch-only "
+                                      "reference needs the reference oracle",
+                                      options_.device == "cpu" ? "CPU" : "CUDA or CPU");
+    reference_build_ = missing;
+    return;
+  }
+  if (!reference_build_->ok) reference_build_->diagnostics = "the native reference does not build:\n" + reference_build_->diagnostics;
+}
+
 CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const ProgressCallback& progress) {
   const auto started = std::chrono::steady_clock::now();
   const auto say = [&](const std::string& line) {
@@ -225,10 +305,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   CandidateVerdict verdict;
   verdict.name = candidate.name;
 
-  std::vector<std::string> flags = task_.definition.cflags;
-  flags.insert(flags.end(), candidate.flags.begin(), candidate.flags.end());
   say(fmt::format("building {}", candidate.name));
-  verdict.build = compiler_.build({candidate.source, flags, candidate.knobs});
+  verdict.build = build_candidate(candidate);
 
   std::vector<const task::Workload*> workloads;
   for (const auto& workload : task_.workloads)
@@ -247,27 +325,20 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   };
   if (!verdict.build.ok) return fill_all(Status::compile_error, verdict.build.diagnostics);
 
-  if (!reference_build_) {
-    const auto native = task_.definition.native_reference.find("cpu");
-    if (native == task_.definition.native_reference.end()) {
-      BuildResult missing;
-      missing.diagnostics = "the task has no native CPU reference (kernelarc.native_reference.cpu); a PyTorch-only "
-                            "reference needs the reference oracle";
-      reference_build_ = missing;
-    } else {
-      say("building the native reference");
-      reference_build_ = compiler_.build({read_text_file(native->second), task_.definition.cflags, {}});
-      if (!reference_build_->ok)
-        reference_build_->diagnostics = "the native reference does not build:\n" + reference_build_->diagnostics;
-    }
-  }
+  if (!reference_build_) build_reference(say);
   if (!reference_build_->ok) return fill_all(Status::invalid_reference, reference_build_->diagnostics);
 
   const fs::path prefix = scratch_ / fmt::format("e{}", evaluation);
-  Session candidate_session({options_.worker_executable, "cpu", prefix.string() + "-candidate.log"});
-  Session reference_session({options_.worker_executable, "cpu", prefix.string() + "-reference.log"});
-  candidate_session.library = verdict.build.library;
-  reference_session.library = reference_build_->library;
+  Session candidate_session({options_.worker_executable, options_.device, prefix.string() + "-candidate.log"});
+  Session reference_session({options_.worker_executable, reference_device_, prefix.string() + "-reference.log"});
+  candidate_session.load = {{"op", "load"}};
+  if (candidate.form == task::TemplateForm::kernel) {
+    candidate_session.load["cubin"] = verdict.build.library.string();
+    candidate_session.load["kernel"] = candidate.launch ? candidate.launch->kernel : "";
+  } else {
+    candidate_session.load["library"] = verdict.build.library.string();
+  }
+  reference_session.load = {{"op", "load"}, {"library", reference_build_->library.string()}};
   const auto deadline = options_.call_timeout;
   std::uint64_t buffer_generation = 0;
 
@@ -306,18 +377,33 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         binding["inputs"].push_back({{"dtype", task::dtype_name(def.inputs[i].dtype)}, {"shape", resolved.input_shapes[i]}});
       for (std::size_t i = 0; i < def.outputs.size(); ++i)
         binding["outputs"].push_back({{"dtype", task::dtype_name(def.outputs[i].dtype)}, {"shape", resolved.output_shapes[i]}});
+      json candidate_binding = binding;
+      if (candidate.form == task::TemplateForm::kernel) {
+        try {
+          candidate_binding["launch"] = launch_request(task_, resolved, candidate);
+        } catch (const std::exception& error) {
+          return Failure{Status::compile_error, fmt::format("the launch geometry does not evaluate: {}", error.what())};
+        }
+      }
 
-      const auto call_message = [&](const Layout& lay, int slot) {
+      const bool gpu = candidate_session.on_gpu;
+      // On a GPU the worker poisons the outputs on the device before every call (uploading them would cost more).
+      const auto call_message = [&](const Layout& lay, int slot, std::optional<std::byte> device_poison) {
         json inputs = json::array(), outputs = json::array();
         for (auto offset : lay.input_offsets) inputs.push_back(static_cast<std::size_t>(slot) * lay.slot_bytes + offset);
         for (auto offset : lay.output_offsets) outputs.push_back(lay.output_base() + offset);
-        return json{{"op", "call"}, {"inputs", inputs}, {"outputs", outputs}};
+        json message{{"op", "call"}, {"inputs", inputs}, {"outputs", outputs}};
+        if (device_poison) message["poison"] = static_cast<int>(*device_poison);
+        return message;
       };
       // Serialised once per slot: building JSON inside the timed loop costs tens of microseconds a call.
-      std::vector<std::string> candidate_calls;
-      for (int slot = 0; slot < layout.slots; ++slot) candidate_calls.push_back(call_message(layout, slot).dump());
-      const std::string reference_call = call_message(reference_layout, 0).dump();
-      const std::string flush_request = json{{"op", "flush"}, {"bytes", options_.flush_bytes}}.dump();
+      std::vector<std::string> candidate_calls, timed_calls;
+      for (int slot = 0; slot < layout.slots; ++slot) {
+        candidate_calls.push_back(call_message(layout, slot, std::nullopt).dump());
+        timed_calls.push_back(call_message(layout, slot, gpu ? std::optional<std::byte>(kPoisonFirst) : std::nullopt).dump());
+      }
+      const std::string reference_call = call_message(reference_layout, 0, std::nullopt).dump();
+      const std::string flush_request = json{{"op", "flush"}, {"bytes", gpu ? 0 : options_.flush_bytes}}.dump();
       const auto write_slot = [](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) {
         std::memcpy(buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes, image.data(), image.size());
       };
@@ -367,15 +453,43 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         }
         return outs;
       };
+      // Moves a slot's inputs and/or the output region between the shared buffer and the GPU's copy of it.
+      const auto transfer = [&](Session& session, const char* op, const Layout& lay, int slot, bool inputs,
+                                bool outputs) -> std::optional<Failure> {
+        if (!session.on_gpu) return std::nullopt;
+        json ranges = json::array();
+        if (inputs) ranges.push_back({static_cast<std::size_t>(slot) * lay.slot_bytes, lay.slot_bytes});
+        if (outputs) ranges.push_back({lay.output_base(), lay.output_region_bytes});
+        const auto reply = session.worker.request({{"op", op}, {"ranges", ranges}}, deadline);
+        if (reply.ok()) return std::nullopt;
+        session.ready = false;
+        return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
+                       fmt::format("{} failed: {}{}", op, reply.description, session.tail())};
+      };
+      // What moves with a call on a GPU: none of it on the CPU, where the shared buffer is the candidate's memory.
+      struct Moves {
+        bool inputs_in = true, outputs_in = true, everything_out = true;
+      };
       // One call through a session, with every way it can fail turned into a verdict.
-      const auto call = [&](Session& session, int slot, bool is_reference, double* round_trip_ns,
-                            double* in_process_ns) -> std::optional<Failure> {
+      const auto call = [&](Session& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
+                            double* event_ns = nullptr, Moves moves = {}) -> std::optional<Failure> {
         const Status load_status = is_reference ? Status::invalid_reference : Status::compile_error;
-        if (auto failure = session.prepare(is_reference ? reference_buffer : buffer, generation, binding, deadline, load_status)) {
+        if (auto failure = session.prepare(is_reference ? reference_buffer : buffer, generation, is_reference ? binding : candidate_binding,
+                                           deadline, load_status)) {
           if (is_reference) failure->status = Status::invalid_reference;
           return failure;
         }
-        const auto reply = session.worker.request_line(is_reference ? reference_call : candidate_calls[static_cast<std::size_t>(slot)], deadline);
+        const Layout& lay = is_reference ? reference_layout : layout;
+        const auto moved = [&](std::optional<Failure> failure) {
+          if (failure && is_reference) failure->status = Status::invalid_reference;
+          return failure;
+        };
+        if (moves.inputs_in || moves.outputs_in)
+          if (auto failure = moved(transfer(session, "upload", lay, slot, moves.inputs_in, moves.outputs_in))) return failure;
+        const auto& message = is_reference ? reference_call
+                              : round_trip_ns ? timed_calls[static_cast<std::size_t>(slot)]
+                                              : candidate_calls[static_cast<std::size_t>(slot)];
+        const auto reply = session.worker.request_line(message, deadline);
         if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
         const std::string who = is_reference ? "the reference " : "";
         if (reply.outcome == ReplyOutcome::timed_out) {
@@ -394,6 +508,18 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         if (const std::string change = reply.body.value("metadata", ""); !change.empty())
           return Failure{change.rfind("dtype:", 0) == 0 ? Status::incorrect_dtype : Status::incorrect_shape, change.substr(change.find(':') + 1)};
         if (in_process_ns) *in_process_ns = reply.body.value("ns", 0.0);
+        if (event_ns) *event_ns = reply.body.value("events_ns", 0.0);
+        session.timer = reply.body.value("timer", "");
+        // CUPTI sees every kernel, copy and memset of the process: none at all means the work was not done on the GPU.
+        if (!is_reference && reply.body.value("records", -1) == 0)
+          return Failure{Status::reward_hack, "the call put no work on the GPU (CUPTI recorded no kernel, copy or memset)"};
+        if (const int late = reply.body.value("late_records", 0); !is_reference && late > 0)
+          return Failure{Status::reward_hack,
+                         fmt::format("{} kernel(s) or copies kept running on another stream after the given stream was done: "
+                                     "join side streams to the stream argument (an event and cudaStreamWaitEvent) before returning",
+                                     late)};
+        if (moves.everything_out)
+          if (auto failure = moved(transfer(session, "download", lay, slot, true, true))) return failure;
         return std::nullopt;
       };
       const auto compare_all = [&](const std::vector<std::vector<std::byte>>& reference, const task::Tolerance& tolerance,
@@ -471,9 +597,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       // and not the timed calls' can put one measurement there, a fooled timer puts every one there.
       double first_median_ns = 0;
       for (int attempt = 1;; ++attempt) {
-        std::vector<double> overhead;
-        for (int i = 0; i < kOverheadProbes; ++i) {
-          json null_call = call_message(layout, 0);
+        std::vector<double> overhead{0.0};
+        // On a GPU the sample is the device's own time, so the round trip's overhead is not subtracted.
+        for (int i = 0; i < (gpu ? 0 : kOverheadProbes); ++i) {
+          json null_call = call_message(layout, 0, std::nullopt);
           null_call["null"] = true;
           const auto flushed = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
           const auto reply = flushed.ok() ? candidate_session.worker.request(null_call, deadline) : flushed;
@@ -481,6 +608,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             candidate_session.ready = false;
             return Failure{Status::runtime_error, fmt::format("worker failed before timing: {}", reply.description)};
           }
+          if (i == 0) overhead.clear();
           overhead.push_back(static_cast<double>(reply.round_trip.count()));
         }
         TimingStats timing;
@@ -490,6 +618,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // load left every sample of a 2 ms kernel at 0. Taking off the floor errs on the slow side, never the impossible.
         timing.call_overhead_ns = *std::min_element(overhead.begin(), overhead.end());
         timing.input_slots = layout.slots;
+        timing.timer = gpu ? "" : "round trip";
         const auto variant_for = [&](int iteration) {
           const int slot = iteration % layout.slots;
           return (iteration / layout.slots + slot) % static_cast<int>(variants.size());
@@ -508,13 +637,14 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           const int v = variant_for(iteration);
           if (slot_variant[static_cast<std::size_t>(slot)] != v) {
             write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image);
+            if (auto failure = transfer(candidate_session, "upload", layout, slot, true, false)) return failure;
             slot_variant[static_cast<std::size_t>(slot)] = v;
           }
           const bool timed = iteration >= options_.warmup;
           const bool checked = std::find(recheck.begin(), recheck.end(), iteration) != recheck.end();
           // Poisoned before every call, not only the re-checked ones: otherwise the poison tells the candidate which
           // calls are checked, and it can skip the work on all the others.
-          prepare_outputs(buffer, layout, kPoisonFirst);
+          if (!gpu) prepare_outputs(buffer, layout, kPoisonFirst);
           if (timed) {
             const auto reply = candidate_session.worker.request_line(flush_request, deadline);
             if (!reply.ok()) {
@@ -523,8 +653,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             }
             flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
           }
-          double round_trip = 0, in_process = 0;
-          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process)) {
+          double round_trip = 0, in_process = 0, events = 0;
+          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, &events, Moves{false, false, false})) {
             failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
             return failure;
           }
@@ -532,10 +662,14 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             // The worker's own clock around the call bounds a sample from below: when load inflated the probes,
             // round trip minus overhead can fall under the kernel's real time. The candidate runs in that process
             // and could forge that clock, but only to look slower: the trusted round trip caps it.
-            timing.samples_ns.push_back(std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)));
+            // On a GPU the worker's device time is the sample (round trips measure the host); the trusted round trip caps it.
+            timing.samples_ns.push_back(gpu ? std::min(in_process, round_trip)
+                                            : std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)));
             timing.in_process_ns.push_back(in_process);
+            if (gpu) timing.event_ns.push_back(events);
           }
           if (checked) {
+            if (auto failure = transfer(candidate_session, "download", layout, slot, true, true)) return failure;
             if (auto failure = check_output_guards(buffer, layout)) return failure;
             if (auto failure = check_inputs(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image)) return failure;
             if (auto failure = compare_all(variants[static_cast<std::size_t>(v)].reference, workload->tolerance, kPoisonFirst)) {
@@ -555,6 +689,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         };
         timing.judge_overhead_ns = timing.wall_per_iteration_ns - mean(flush_ns) - mean(timing.samples_ns);
         timing.median_ns = percentile(timing.samples_ns, 0.5);
+        if (gpu) {
+          timing.event_median_ns = percentile(timing.event_ns, 0.5);
+          timing.timer = candidate_session.timer;
+        }
         timing.q1_ns = percentile(timing.samples_ns, 0.25);
         timing.q3_ns = percentile(timing.samples_ns, 0.75);
         timing.min_ns = *std::min_element(timing.samples_ns.begin(), timing.samples_ns.end());

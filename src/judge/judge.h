@@ -20,6 +20,7 @@
 namespace kernelarc::judge {
 
 struct JudgeOptions {
+  std::string device = "cpu";         // "cpu" or "cuda:N"
   int rounds = 10;                    // correctness rounds per workload, each with fresh inputs
   int warmup = 10;
   int iterations = 50;                // timed calls per workload
@@ -30,7 +31,7 @@ struct JudgeOptions {
   bool time_candidates = true;        // false: correctness only
   std::filesystem::path worker_executable;   // empty: this executable
   std::filesystem::path scratch_directory;   // empty: a private folder in /dev/shm (or the temp folder)
-  std::size_t flush_bytes = 0;        // 0: twice the last-level cache
+  std::size_t flush_bytes = 0;        // 0: twice the last-level cache (on a GPU the worker flushes at least twice the L2)
   std::size_t input_pool_bytes = 256u << 20;  // how much memory the shifted input slots may use
   // A median below T_sol / roofline_margin is REWARD_HACK. 1 for datasheet peaks, which nothing
   // beats; more for measured CPU peaks, which a kernel vectorised better than the probe can beat.
@@ -43,6 +44,8 @@ struct CandidateSource {
   std::string source;
   std::vector<std::string> flags;
   std::map<std::string, std::int64_t> knobs;
+  task::TemplateForm form = task::TemplateForm::full;   // kernel: CUDA device code launched by the judge
+  std::optional<task::LaunchGeometry> launch;           // required for the kernel form
 };
 
 using ProgressCallback = std::function<void(const std::string& line)>;
@@ -63,12 +66,15 @@ class Judge {
 
  private:
   struct Session;
+  BuildResult build_candidate(const CandidateSource& candidate) const;
+  void build_reference(const ProgressCallback& say);
   const task::Task& task_;
   JudgeOptions options_;
   task::DevicePeaks peaks_;
   CpuCompiler compiler_;
   std::filesystem::path scratch_;
   std::optional<BuildResult> reference_build_;
+  std::string reference_device_ = "cpu";     // a CUDA reference runs on the GPU, a C++ one on the CPU
   std::map<std::string, double> baselines_;
   int evaluations_ = 0;
 };

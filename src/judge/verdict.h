@@ -29,7 +29,9 @@ std::optional<Status> parse_status(std::string_view name);
 
 struct TimingStats {
   std::vector<double> samples_ns;      // every timed call, in order, judge overhead removed
-  std::vector<double> in_process_ns;   // the worker's own clock around each call (informational)
+  std::vector<double> in_process_ns;   // the worker's own measurement of each call (on a GPU: device time)
+  std::vector<double> event_ns;        // GPU only: events around each call with the whole device synchronised
+  std::string timer;                   // "round trip" (CPU), "cupti" or "events" (GPU)
   double median_ns = 0;
   double min_ns = 0;
   double q1_ns = 0;
@@ -39,6 +41,7 @@ struct TimingStats {
   double flush_ns = 0;                 // median cost of the cache flush before each timed call
   double judge_overhead_ns = 0;        // per timed iteration, beyond the flush and the call itself
   int input_slots = 0;                 // distinct input addresses the timed calls cycled through
+  double event_median_ns = 0;          // GPU only: the median of event_ns, to compare with the primary timer
   double spread() const { return q3_ns - q1_ns; }
 };
 

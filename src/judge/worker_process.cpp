@@ -127,6 +127,7 @@ WorkerReply WorkerProcess::request_line(const std::string& message, std::chrono:
         return fail(ReplyOutcome::crashed, "the worker protocol broke (reply without \"ok\")", true);
       reply.outcome = reply.body.value("ok", false) ? ReplyOutcome::ok : ReplyOutcome::refused;
       reply.description = reply.body.value("error", "");
+      if (reply.body.value("fatal", false)) reply.description += fmt::format(" (the worker ended: {})", reap(false));
       return reply;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());

@@ -244,6 +244,7 @@ Template parse_template(const Node& node, const fs::path& directory) {
       for (std::size_t i = 0; i < dims.array_size(); ++i) target.push_back(dims.index(i).expression());
     }
     if (auto shared = launch->find("shared_bytes")) geometry.shared_bytes = shared->expression();
+    geometry.kernel = launch->string_or("kernel", "");
     tmpl.launch = std::move(geometry);
   } else if (tmpl.form == TemplateForm::kernel) {
     node.fail("a kernel-only template must declare its \"launch\" geometry");

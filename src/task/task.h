@@ -58,6 +58,7 @@ struct LaunchGeometry {
   std::vector<Expression> grid;   // 1 to 3 expressions over axes and knobs
   std::vector<Expression> block;
   std::optional<Expression> shared_bytes;
+  std::string kernel;             // the extern "C" __global__ function; empty: the module's only one
 };
 
 enum class TemplateForm { full, kernel };

@@ -1,5 +1,6 @@
 // Kernel-only add + RMSNorm template for CUDA: one block of BLOCK threads per token.
-// Launch: grid [num_tokens], block [BLOCK]. Arguments: x, residual, weight, eps, out, new_residual, hidden.
+// Launch: grid [num_tokens], block [BLOCK]. Arguments: x, residual, weight, eps, out, new_residual, then the var axes
+// num_tokens and hidden_size.
 #include <cuda_bf16.h>
 
 #ifndef BLOCK
@@ -8,7 +9,8 @@
 
 extern "C" __global__ void __launch_bounds__(BLOCK) add_rmsnorm_rows(const __nv_bfloat16* __restrict__ x,
     const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight, const float* __restrict__ eps,
-    __nv_bfloat16* __restrict__ out, __nv_bfloat16* __restrict__ new_residual, long long hidden) {
+    __nv_bfloat16* __restrict__ out, __nv_bfloat16* __restrict__ new_residual, long long tokens, long long hidden) {
+  (void)tokens;  // one block per token: the grid covers them
   __shared__ float partial[BLOCK];
   const long long base = blockIdx.x * hidden;
   float squares = 0;

@@ -1,5 +1,5 @@
 // Kernel-only softmax template for CUDA: one block of BLOCK threads per row, three passes, warp-shuffle
-// reductions. Launch: grid [batch_size], block [BLOCK]. Arguments: x, y, cols.
+// reductions. Launch: grid [batch_size], block [BLOCK]. Arguments: x, y, then the var axes batch_size and hidden.
 #ifndef BLOCK
 #define BLOCK 256
 #endif
@@ -25,7 +25,9 @@ __device__ float block_reduce(float value, bool take_max) {
   return value;
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK) softmax_rows(const float* __restrict__ x, float* __restrict__ y, long long cols) {
+extern "C" __global__ void __launch_bounds__(BLOCK) softmax_rows(const float* __restrict__ x, float* __restrict__ y, long long rows,
+                                                                 long long cols) {
+  (void)rows;  // one block per row: the grid covers them
   const float* in = x + blockIdx.x * cols;
   float* out = y + blockIdx.x * cols;
   float max = __int_as_float(0xff800000);

@@ -185,3 +185,26 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
 }
 
 }  // namespace
+
+namespace {
+
+// The GPU tests' candidates and tasks build here, so a typo costs a CI run, not a run on the GPU machine.
+TEST(GpuTestSourcesTest, EveryCanaryAndTestTaskBuilds) {
+  std::string pattern = (fs::temp_directory_path() / "kernelarc-cuda-canaries-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  cuda::CudaCompilerOptions options;
+  options.cache_directory = pattern;
+  const cuda::CudaCompiler compiler(options);
+  std::vector<fs::path> sources{fs::path(KERNELARC_CUDA_TASKS) / "copy" / "reference_cuda.cu"};
+  for (const auto& entry : fs::directory_iterator(KERNELARC_CUDA_CANDIDATES))
+    if (entry.path().extension() == ".cu") sources.push_back(entry.path());
+  EXPECT_GE(sources.size(), 7u);
+  for (const auto& source : sources) {
+    const auto built = compiler.build_library({read_text_file(source), {}, {}});
+    EXPECT_TRUE(built.ok) << source << ":\n" << built.diagnostics;
+  }
+  EXPECT_NO_THROW(kernelarc::task::load_task(fs::path(KERNELARC_CUDA_TASKS) / "copy"));
+  fs::remove_all(pattern);
+}
+
+}  // namespace

@@ -1,0 +1,318 @@
+#include "judge/cuda/gpu_worker.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "judge/call_tensors.h"
+#include "judge/cuda/activity_timer.h"
+#include "judge/cuda/cuda_driver.h"
+#include "judge/shared_buffer.h"
+#include "judge/worker.h"
+#include "kernelarc/candidate_abi.h"
+
+namespace kernelarc::judge::cuda {
+
+using nlohmann::json;
+
+namespace {
+
+// A kernel-only candidate's launch, evaluated by the judge for the bound workload.
+struct Launch {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned shared_bytes = 0;
+  std::vector<long long> arguments;  // the workload's var axes, after the tensor pointers
+};
+
+class GpuWorker {
+ public:
+  GpuWorker(const DriverApi& api, int ordinal, std::unique_ptr<ActivityTimer> timer, std::string timer_why)
+      : api_(api), ordinal_(ordinal), timer_(std::move(timer)), timer_why_(std::move(timer_why)) {
+    check(api_, api_.device_get(&device_, ordinal_), "cuDeviceGet");
+    check(api_, api_.primary_ctx_retain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    check(api_, api_.ctx_set_current(context_), "cuCtxSetCurrent");
+    check(api_, api_.stream_create(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    check(api_, api_.event_create(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(api_, api_.event_create(&end_, CU_EVENT_DEFAULT), "cuEventCreate");
+    int l2 = 0;
+    check(api_, api_.device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_), "cuDeviceGetAttribute");
+    l2_bytes_ = static_cast<std::size_t>(l2);
+  }
+
+  ~GpuWorker() {
+    unload();
+    release_device_buffer();
+    if (flush_buffer_) api_.mem_free(flush_buffer_);
+    api_.event_destroy(start_);
+    api_.event_destroy(end_);
+    api_.stream_destroy(stream_);
+    api_.primary_ctx_release(device_);
+  }
+
+  json handle(const std::string& op, const json& request) {
+    if (op == "hello" || op == "noop") return hello();
+    if (op == "load") return request.contains("cubin") ? load_cubin(request) : load_library(request.at("library").get<std::string>());
+    if (op == "map") return map(request.at("file").get<std::string>(), request.at("bytes").get<std::size_t>());
+    if (op == "bind") return bind(request);
+    if (op == "upload" || op == "download") return transfer(request.at("ranges"), op == "upload");
+    if (op == "flush") return flush(request.value("bytes", std::size_t{0}));
+    if (op == "call") return call(request);
+    throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
+  }
+
+ private:
+  json hello() {
+    char name[256] = {};
+    api_.device_get_name(name, sizeof name, device_);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check(api_, api_.mem_get_info(&free_bytes, &total_bytes), "cuMemGetInfo");
+    return {{"ok", true},        {"pid", getpid()},          {"protocol", kWorkerProtocolVersion}, {"device", fmt::format("cuda:{}", ordinal_)},
+            {"name", name},      {"free_bytes", free_bytes}, {"pooled_bytes", device_bytes_},      {"timer", timer_ ? "cupti" : "events"},
+            {"timer_why", timer_why_}};
+  }
+
+  void unload() {
+    entry_ = nullptr;
+    function_ = nullptr;
+    if (module_) api_.module_unload(module_);
+    module_ = nullptr;
+    if (library_) dlclose(library_);
+    library_ = nullptr;
+  }
+
+  json load_library(const std::string& path) {
+    unload();
+    library_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library_) return {{"ok", false}, {"error", fmt::format("dlopen failed: {}", dlerror())}};
+    entry_ = reinterpret_cast<kernelarc_entry_fn>(dlsym(library_, KERNELARC_ENTRY_POINT_NAME));
+    if (!entry_)
+      return {{"ok", false},
+              {"error", fmt::format("the library does not export {} (declare it extern \"C\", or use KERNELARC_CANDIDATE)",
+                                    KERNELARC_ENTRY_POINT_NAME)}};
+    return {{"ok", true}};
+  }
+
+  json load_cubin(const json& request) {
+    unload();
+    std::ifstream in(request.at("cubin").get<std::string>(), std::ios::binary);
+    const std::vector<char> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (image.empty()) return {{"ok", false}, {"error", "the cubin is missing or empty"}};
+    if (const CUresult loaded = api_.module_load_data(&module_, image.data()); loaded != CUDA_SUCCESS) {
+      module_ = nullptr;
+      return {{"ok", false}, {"error", fmt::format("the cubin does not load: {}", error_name(api_, loaded))}};
+    }
+    const std::string kernel = request.value("kernel", "");
+    if (!kernel.empty()) {
+      if (api_.module_get_function(&function_, module_, kernel.c_str()) != CUDA_SUCCESS)
+        return {{"ok", false}, {"error", fmt::format("no extern \"C\" __global__ function named {} in the module", kernel)}};
+      return {{"ok", true}, {"kernel", kernel}};
+    }
+    unsigned count = 0;
+    check(api_, api_.module_get_function_count(&count, module_), "cuModuleGetFunctionCount");
+    if (count != 1)
+      return {{"ok", false}, {"error", fmt::format("the module has {} kernels; name the one to launch (\"kernel\" in the template's launch)", count)}};
+    check(api_, api_.module_enumerate_functions(&function_, 1, module_), "cuModuleEnumerateFunctions");
+    const char* found = nullptr;
+    api_.func_get_name(&found, function_);
+    return {{"ok", true}, {"kernel", found ? found : ""}};
+  }
+
+  void release_device_buffer() {
+    if (registered_) api_.mem_host_unregister(host_.data());
+    registered_ = false;
+    if (device_buffer_) api_.mem_free(device_buffer_);
+    device_buffer_ = 0;
+    device_bytes_ = 0;
+  }
+
+  // One device allocation, reused while it is big enough: nothing is allocated per candidate call.
+  json map(const std::string& file, std::size_t bytes) {
+    if (registered_) api_.mem_host_unregister(host_.data());
+    registered_ = false;
+    host_ = SharedBuffer::open(file, bytes);
+    if (bytes > device_bytes_) {
+      release_device_buffer();
+      check(api_, api_.mem_alloc(&device_buffer_, bytes), "cuMemAlloc (the workload's buffer)");
+      device_bytes_ = bytes;
+    }
+    // Pinned staging makes the copies several times faster; pageable copies still work when the driver refuses.
+    registered_ = api_.mem_host_register(host_.data(), bytes, 0) == CUDA_SUCCESS;
+    return {{"ok", true}, {"pinned", registered_}};
+  }
+
+  json bind(const json& request) {
+    inputs_ = parse_layouts(request.at("inputs"));
+    outputs_ = parse_layouts(request.at("outputs"));
+    launch_.reset();
+    if (const auto launch = request.find("launch"); launch != request.end() && !launch->is_null()) {
+      Launch geometry;
+      const auto grid = launch->at("grid").get<std::vector<unsigned>>();
+      const auto block = launch->at("block").get<std::vector<unsigned>>();
+      for (std::size_t i = 0; i < 3 && i < grid.size(); ++i) geometry.grid[i] = grid[i];
+      for (std::size_t i = 0; i < 3 && i < block.size(); ++i) geometry.block[i] = block[i];
+      geometry.shared_bytes = launch->value("shared_bytes", 0u);
+      geometry.arguments = launch->at("arguments").get<std::vector<long long>>();
+      if (!function_) throw std::runtime_error("bind with a launch but no kernel loaded");
+      if (geometry.shared_bytes > 48 * 1024)
+        check(api_, api_.func_set_attribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(geometry.shared_bytes)),
+              "cuFuncSetAttribute (dynamic shared memory)");
+      launch_ = geometry;
+    }
+    return {{"ok", true}};
+  }
+
+  json transfer(const json& ranges, bool upload) {
+    for (const auto& range : ranges) {
+      const auto offset = range.at(0).get<std::size_t>();
+      const auto bytes = range.at(1).get<std::size_t>();
+      if (offset > host_.size() || bytes > host_.size() - offset) throw std::runtime_error("transfer outside the shared buffer");
+      if (upload)
+        check(api_, api_.memcpy_htod(device_buffer_ + offset, host_.data() + offset, bytes), "cuMemcpyHtoD");
+      else
+        check(api_, api_.memcpy_dtoh(host_.data() + offset, device_buffer_ + offset, bytes), "cuMemcpyDtoH");
+    }
+    return {{"ok", true}};
+  }
+
+  // Writes twice the L2 with a value that changes every time, and drops any persisting-L2 window.
+  json flush(std::size_t requested) {
+    const std::size_t bytes = std::max(requested, 2 * l2_bytes_);
+    if (bytes > flush_bytes_) {
+      if (flush_buffer_) api_.mem_free(flush_buffer_);
+      flush_buffer_ = 0;
+      check(api_, api_.mem_alloc(&flush_buffer_, bytes), "cuMemAlloc (the L2 flush buffer)");
+      flush_bytes_ = bytes;
+    }
+    check(api_, api_.memset_d8_async(flush_buffer_, static_cast<unsigned char>(++flushes_), flush_bytes_, stream_), "L2 flush");
+    check(api_, api_.ctx_reset_persisting_l2(), "cuCtxResetPersistingL2Cache");
+    check(api_, api_.ctx_synchronize(), "synchronise after the L2 flush");
+    return {{"ok", true}, {"bytes", flush_bytes_}};
+  }
+
+  CUresult launch_kernel(const CallTensors& tensors) {
+    std::vector<CUdeviceptr> pointers;
+    for (std::int32_t i = 0; i < tensors.input_count(); ++i) pointers.push_back(reinterpret_cast<CUdeviceptr>(tensors.input_data(i)));
+    for (std::int32_t i = 0; i < tensors.output_count(); ++i) pointers.push_back(reinterpret_cast<CUdeviceptr>(tensors.output_data(i)));
+    std::vector<long long> scalars = launch_->arguments;
+    std::vector<void*> parameters;
+    for (auto& pointer : pointers) parameters.push_back(&pointer);
+    for (auto& scalar : scalars) parameters.push_back(&scalar);
+    return api_.launch_kernel(function_, launch_->grid[0], launch_->grid[1], launch_->grid[2], launch_->block[0], launch_->block[1],
+                              launch_->block[2], launch_->shared_bytes, stream_, parameters.data(), nullptr);
+  }
+
+  json call(const json& request) {
+    const bool null_call = request.value("null", false);
+    if (!null_call && !entry_ && !(function_ && launch_)) throw std::runtime_error("call before load and bind");
+    const CallTensors tensors(inputs_, request.at("inputs"), outputs_, request.at("outputs"), reinterpret_cast<std::byte*>(device_buffer_),
+                              device_bytes_, {kDLCUDA, ordinal_});
+    check(api_, api_.ctx_synchronize(), "synchronise before the call");
+    if (const auto poison = request.find("poison"); poison != request.end()) {
+      for (std::int32_t i = 0; i < tensors.output_count(); ++i)
+        check(api_, api_.memset_d8_async(reinterpret_cast<CUdeviceptr>(tensors.output_data(i)), static_cast<unsigned char>(poison->get<int>()),
+                                          outputs_[static_cast<std::size_t>(i)].bytes(), stream_),
+              "poison the outputs");
+      check(api_, api_.ctx_synchronize(), "synchronise after poisoning");
+    }
+    if (timer_) timer_->begin();
+    check(api_, api_.event_record(start_, stream_), "cuEventRecord");
+    const auto host_start = std::chrono::steady_clock::now();
+    int rc = 0;
+    if (!null_call) {
+      if (entry_) {
+        rc = entry_(tensors.inputs(), tensors.input_count(), tensors.outputs(), tensors.output_count(), stream_);
+      } else if (const CUresult launched = launch_kernel(tensors); launched != CUDA_SUCCESS) {
+        check(api_, launched, "cuLaunchKernel");
+      }
+    }
+    // The given stream first: work still running after it is done was left on another stream, unjoined.
+    const CUresult stream_finished = api_.stream_synchronize(stream_);
+    const std::uint64_t stream_done = timer_ && stream_finished == CUDA_SUCCESS ? timer_->now() : 0;
+    // Then the whole device: work the candidate put on other streams is inside the measurement.
+    const CUresult finished = api_.ctx_synchronize();
+    check(api_, stream_finished, "the candidate's work on its stream");
+    const double host_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - host_start).count();
+    check(api_, finished, "the candidate's work on the device");
+    check(api_, api_.event_record(end_, stream_), "cuEventRecord");
+    check(api_, api_.event_synchronize(end_), "cuEventSynchronize");
+    float event_ms = 0;
+    check(api_, api_.event_elapsed_time(&event_ms, start_, end_), "cuEventElapsedTime");
+    const double events_ns = static_cast<double>(event_ms) * 1e6;
+    json reply = {{"ok", true},           {"rc", rc},         {"events_ns", events_ns}, {"host_ns", host_ns},
+                  {"metadata", tensors.metadata_change()}, {"timer", timer_ ? "cupti" : "events"}};
+    if (timer_) {
+      const ActivitySpan span = timer_->end(null_call ? 0 : stream_done);
+      reply["activity_ns"] = span.span_ns;
+      reply["records"] = span.records;
+      reply["kernels"] = span.kernels;
+      reply["late_records"] = span.late;
+      reply["ns"] = span.records > 0 ? span.span_ns : events_ns;
+    } else {
+      reply["ns"] = events_ns;
+    }
+    return reply;
+  }
+
+  const DriverApi& api_;
+  int ordinal_;
+  std::unique_ptr<ActivityTimer> timer_;
+  std::string timer_why_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUevent start_ = nullptr, end_ = nullptr;
+  std::size_t l2_bytes_ = 0;
+  SharedBuffer host_;
+  bool registered_ = false;
+  CUdeviceptr device_buffer_ = 0;
+  std::size_t device_bytes_ = 0;
+  CUdeviceptr flush_buffer_ = 0;
+  std::size_t flush_bytes_ = 0;
+  unsigned flushes_ = 0;
+  void* library_ = nullptr;
+  kernelarc_entry_fn entry_ = nullptr;
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  std::optional<Launch> launch_;
+  std::vector<TensorLayout> inputs_, outputs_;
+};
+
+}  // namespace
+
+int run_gpu_worker(WorkerChannel& channel, const std::string& device) {
+  const int ordinal = std::atoi(device.c_str() + 5);
+  std::string why;
+  const DriverApi* api = load_driver(&why);
+  if (!api) {
+    fmt::print(stderr, "kernelarc worker: no GPU is available for {}: {}\n", device, why);
+    return 2;
+  }
+  // CUPTI's activity kinds are enabled before the context exists, so every record of it is seen.
+  std::string timer_why;
+  auto timer = ActivityTimer::create(&timer_why);
+  std::unique_ptr<GpuWorker> worker;
+  try {
+    worker = std::make_unique<GpuWorker>(*api, ordinal, std::move(timer), timer_why);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "kernelarc worker: cannot use {}: {}\n", device, error.what());
+    return 2;
+  }
+  return channel.serve([&](const std::string& op, const json& request) -> json {
+    try {
+      return worker->handle(op, request);
+    } catch (const CudaError& error) {
+      // After a sticky error the context is unusable: reply, then the channel ends the process.
+      return {{"ok", false}, {"error", error.what()}, {"fatal", is_sticky(error.code())}};
+    }
+  });
+}
+
+}  // namespace kernelarc::judge::cuda

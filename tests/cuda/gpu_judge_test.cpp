@@ -1,0 +1,282 @@
+// The CUDA judge on a real GPU: the GPU worker's protocol, the built-in tasks in both candidate forms, a copy kernel
+// against the calibrated bandwidth, and the GPU canaries (tests/cuda/candidates, each saying in its first line what it
+// does and what it must get). Without a GPU every test here is skipped, and CTest reports it as skipped.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "judge/cuda/cuda_compiler.h"
+#include "judge/cuda/cuda_driver.h"
+#include "judge/cuda/gpu_calibration.h"
+#include "judge/judge.h"
+#include "judge/shared_buffer.h"
+#include "judge/worker_process.h"
+#include "task/roofline.h"
+#include "task/task.h"
+
+namespace kernelarc::judge {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+#define SKIP_WITHOUT_GPU()                                                   \
+  do {                                                                       \
+    std::string why;                                                         \
+    if (!cuda::load_driver(&why)) GTEST_SKIP() << "no GPU here: " << why;    \
+  } while (0)
+
+// Paths compiled in for this checkout, overridable where the tests run from a bundle on another machine
+// (scripts/device run): KERNELARC_TEST_BINARY and KERNELARC_SOURCE_ROOT.
+fs::path binary() {
+  const char* bundled = std::getenv("KERNELARC_TEST_BINARY");
+  return bundled ? fs::path(bundled) : fs::path(KERNELARC_BINARY);
+}
+fs::path source_path(const char* compiled, const char* relative) {
+  const char* root = std::getenv("KERNELARC_SOURCE_ROOT");
+  return root ? fs::path(root) / relative : fs::path(compiled);
+}
+fs::path tasks_directory() { return source_path(KERNELARC_TASKS, "tasks"); }
+fs::path cuda_tasks_directory() { return source_path(KERNELARC_CUDA_TASKS, "tests/cuda/tasks"); }
+fs::path cuda_candidates_directory() { return source_path(KERNELARC_CUDA_CANDIDATES, "tests/cuda/candidates"); }
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << file;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string describe(const CandidateVerdict& verdict) {
+  std::ostringstream out;
+  out << verdict.name << " (build " << (verdict.build.ok ? "ok" : "FAILED: " + verdict.build.diagnostics) << ", "
+      << verdict.workloads.size() << " workloads, " << verdict.worker_restarts << " worker restarts)\n";
+  for (const auto& row : verdict.workloads) {
+    out << "  " << row.uuid << ": " << status_name(row.status) << " " << row.reason;
+    if (row.timing)
+      out << " median " << row.timing->median_ns / 1e3 << " us (" << row.timing->timer << "), events " << row.timing->event_median_ns / 1e3
+          << " us";
+    out << "\n";
+  }
+  return out.str();
+}
+
+class GpuJudgeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string pattern = (fs::temp_directory_path() / "kernelarc-gpu-judge-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    root_ = new fs::path(pattern);
+  }
+  static void TearDownTestSuite() {
+    std::error_code ignored;
+    fs::remove_all(*root_, ignored);
+    delete root_;
+    root_ = nullptr;
+  }
+
+  static task::Task load(const fs::path& directory, const std::set<std::string>& uuids = {}) {
+    task::Task task = task::load_task(directory);
+    if (uuids.empty()) return task;
+    task::Task subset = task;
+    subset.workloads.clear();
+    for (const auto& workload : task.workloads)
+      if (uuids.count(workload.uuid)) subset.workloads.push_back(workload);
+    EXPECT_EQ(subset.workloads.size(), uuids.size());
+    return subset;
+  }
+  static task::Task small_softmax() { return load(tasks_directory() / "softmax", {"softmax-7x1000", "softmax-2x2", "softmax-256x4097"}); }
+
+  static JudgeOptions options() {
+    JudgeOptions options;
+    options.device = "cuda:0";
+    options.rounds = 3;
+    options.warmup = 2;
+    options.iterations = 10;
+    options.rechecks = 2;
+    options.call_timeout = 5000ms;
+    options.seed = 0x5eed'4321'abcdULL;
+    options.worker_executable = binary();
+    options.scratch_directory = *root_ / "scratch";
+    options.compiler.cache_directory = *root_ / "cache";
+    return options;
+  }
+
+  static task::DevicePeaks peaks() {
+    std::string why;
+    const auto* api = cuda::load_driver(&why);
+    CUdevice device = 0;
+    char name[256] = {};
+    api->device_get(&device, 0);
+    api->device_get_name(name, sizeof name, device);
+    auto known = task::known_gpu_peaks(name);
+    EXPECT_TRUE(known.has_value()) << "no datasheet peaks for " << name;
+    return known.value_or(task::DevicePeaks{name, 1e12, {{"fp32", 1e13}}, "test"});
+  }
+
+  static CandidateSource file(const fs::path& path) {
+    CandidateSource candidate;
+    candidate.name = path.stem().string();
+    candidate.source = read_text(path);
+    return candidate;
+  }
+  static CandidateSource canary(const std::string& name) { return file(cuda_candidates_directory() / (name + ".cu")); }
+  static CandidateSource from_template(const task::Task& task, const std::string& name) {
+    for (const auto& tmpl : task.definition.templates)
+      if (tmpl.name == name) {
+        CandidateSource candidate = file(tmpl.source);
+        candidate.form = tmpl.form;
+        candidate.launch = tmpl.launch;
+        for (const auto& knob : tmpl.knobs) candidate.knobs[knob.name] = knob.values.front();
+        return candidate;
+      }
+    ADD_FAILURE() << "no template " << name;
+    return {};
+  }
+
+  static void expect_every_workload(const CandidateVerdict& verdict, Status status, const std::string& fragment) {
+    ASSERT_FALSE(verdict.workloads.empty()) << describe(verdict);
+    for (const auto& row : verdict.workloads) {
+      EXPECT_EQ(status_name(row.status), status_name(status)) << describe(verdict);
+      EXPECT_THAT(row.reason, HasSubstr(fragment)) << describe(verdict);
+    }
+  }
+
+  static inline fs::path* root_ = nullptr;
+};
+
+TEST_F(GpuJudgeTest, WorkerNamesItsDeviceAndTimesWithCupti) {
+  SKIP_WITHOUT_GPU();
+  WorkerProcess worker({binary(), "cuda:0", *root_ / "hello.log"});
+  const auto reply = worker.request({{"op", "hello"}}, 60s);
+  ASSERT_TRUE(reply.ok()) << reply.description << " " << worker.log_tail();
+  EXPECT_FALSE(reply.body.value("name", "").empty());
+  EXPECT_EQ(reply.body.value("timer", ""), "cupti") << "CUPTI unavailable: " << reply.body.value("timer_why", "");
+}
+
+// Ranges move both ways intact, and mapping workload after workload reuses one allocation instead of leaking.
+TEST_F(GpuJudgeTest, WorkerMovesRangesAndDoesNotLeakDeviceMemory) {
+  SKIP_WITHOUT_GPU();
+  WorkerProcess worker({binary(), "cuda:0", *root_ / "ranges.log"});
+  const std::size_t bytes = 8u << 20;
+  auto buffer = SharedBuffer::create(*root_ / "ranges.buf", bytes);
+  for (std::size_t i = 0; i < bytes; ++i) buffer.data()[i] = static_cast<std::byte>(i * 7 + 3);
+  auto step = [&](const json& message) {
+    const auto reply = worker.request(message, 60s);
+    EXPECT_TRUE(reply.ok()) << message.dump() << ": " << reply.description << " " << worker.log_tail();
+    return reply.body;
+  };
+  step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", bytes}});
+  step({{"op", "upload"}, {"ranges", {{0, bytes}}}});
+  std::memset(buffer.data(), 0, bytes);
+  step({{"op", "download"}, {"ranges", {{4096, bytes - 8192}}}});
+  EXPECT_EQ(buffer.data()[0], std::byte{0}) << "a byte outside the downloaded range changed";
+  for (std::size_t i = 4096; i < bytes - 4096; i += 997) ASSERT_EQ(buffer.data()[i], static_cast<std::byte>(i * 7 + 3)) << i;
+  const auto free_before = step({{"op", "hello"}}).value("free_bytes", std::size_t{0});
+  for (int i = 0; i < 20; ++i) {
+    auto other = SharedBuffer::create(*root_ / fmt::format("ranges-{}.buf", i), (i % 2 ? 4u : 8u) << 20);
+    step({{"op", "map"}, {"file", other.file().string()}, {"bytes", other.size()}});
+    step({{"op", "flush"}, {"bytes", 0}});
+  }
+  const auto after = step({{"op", "hello"}});
+  EXPECT_GE(after.value("free_bytes", std::size_t{0}) + (16u << 20), free_before) << "device memory grew across 20 maps";
+  EXPECT_EQ(after.value("pooled_bytes", std::size_t{0}), bytes) << "the pooled buffer should be reused, not reallocated";
+}
+
+TEST_F(GpuJudgeTest, BuiltinTasksPassInBothCandidateForms) {
+  SKIP_WITHOUT_GPU();
+  for (const std::string name : {"softmax", "add_rmsnorm", "matmul"}) {
+    const task::Task task = load(tasks_directory() / name);
+    Judge judge(task, options(), peaks());
+    int judged = 0;
+    for (const auto& tmpl : task.definition.templates) {
+      if (tmpl.device != "cuda") continue;
+      ++judged;
+      const auto verdict = judge.evaluate(from_template(task, tmpl.name));
+      if (std::getenv("KERNELARC_TEST_VERBOSE")) std::cerr << describe(verdict);
+      EXPECT_TRUE(verdict.passed()) << name << " " << tmpl.name << "\n" << describe(verdict);
+      for (const auto& row : verdict.workloads)
+        if (row.timing) EXPECT_EQ(row.timing->timer, "cupti") << row.uuid;
+    }
+    EXPECT_EQ(judged, 2) << name << " should have a full and a kernel-only CUDA template";
+  }
+}
+
+// The bar: a copy kernel submitted as a candidate is timed at no less than 85% of the calibrated bandwidth.
+TEST_F(GpuJudgeTest, CopyKernelIsTimedNearTheCalibratedBandwidth) {
+  SKIP_WITHOUT_GPU();
+  cuda::CudaCompilerOptions compiler_options;
+  compiler_options.cache_directory = *root_ / "cache";
+  const auto calibration = cuda::calibrate_gpu(0, cuda::CudaCompiler(compiler_options));
+  const task::Task task = load(cuda_tasks_directory() / "copy");
+  auto judge_options = options();
+  judge_options.rounds = 1;
+  judge_options.iterations = 30;
+  Judge judge(task, judge_options, peaks());
+  const auto verdict = judge.evaluate(canary("copy_vector4"));
+  ASSERT_TRUE(verdict.passed()) << describe(verdict);
+  const auto& timing = *verdict.workloads.front().timing;
+  const double bytes = 2.0 * 4.0 * 67108864.0;
+  const double achieved = bytes / (timing.median_ns * 1e-9);
+  std::cerr << fmt::format("copy candidate: {:.3f} TB/s by {} ({:.1f} us), events {:.1f} us; calibrated {:.3f} TB/s: {:.1f}%\n",
+                           achieved / 1e12, timing.timer, timing.median_ns / 1e3, timing.event_median_ns / 1e3,
+                           calibration.copy_bytes_per_second / 1e12, 100 * achieved / calibration.copy_bytes_per_second);
+  EXPECT_GE(achieved, 0.85 * calibration.copy_bytes_per_second) << describe(verdict);
+}
+
+TEST_F(GpuJudgeTest, OutOfBoundsWriteIsARuntimeErrorAndTheNextCandidateStillPasses) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = small_softmax();
+  Judge judge(task, options(), peaks());
+  const auto bad = judge.evaluate(canary("writes_out_of_bounds"));
+  expect_every_workload(bad, Status::runtime_error, "CUDA_ERROR_ILLEGAL_ADDRESS");
+  const auto good = judge.evaluate(from_template(task, "plain_cuda"));
+  EXPECT_TRUE(good.passed()) << describe(good);
+}
+
+TEST_F(GpuJudgeTest, HangingKernelTimesOutAndTheNextCandidateStillPasses) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = load(tasks_directory() / "softmax", {"softmax-7x1000"});
+  auto judge_options = options();
+  judge_options.call_timeout = 2000ms;
+  Judge judge(task, judge_options, peaks());
+  const auto started = std::chrono::steady_clock::now();
+  const auto bad = judge.evaluate(canary("hangs"));
+  expect_every_workload(bad, Status::timeout, "no reply within 2000 ms");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 60s);
+  const auto good = judge.evaluate(from_template(task, "plain_cuda"));
+  EXPECT_TRUE(good.passed()) << describe(good);
+}
+
+TEST_F(GpuJudgeTest, UnwrittenElementIsIncorrect) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = small_softmax();
+  Judge judge(task, options(), peaks());
+  expect_every_workload(judge.evaluate(canary("unwritten_element")), Status::incorrect_numerical, "unwritten");
+}
+
+TEST_F(GpuJudgeTest, WorkLeftRunningOnASideStreamIsARewardHack) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = small_softmax();
+  Judge judge(task, options(), peaks());
+  expect_every_workload(judge.evaluate(canary("side_stream_early_return")), Status::reward_hack, "another stream");
+  const auto honest = judge.evaluate(canary("joined_side_stream"));
+  EXPECT_TRUE(honest.passed()) << "a side stream joined to the given one is honest\n" << describe(honest);
+}
+
+}  // namespace
+}  // namespace kernelarc::judge
