@@ -9,7 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "judge/comparison.h"
 #include "judge/cpu_compiler.h"
+#include "judge/input_generator.h"
 #ifdef KERNELARC_HAVE_CUDA
 #include "judge/cuda/cuda_compiler.h"
 #endif
@@ -77,6 +79,32 @@ void BM_NvrtcKernelCompile(benchmark::State& state) {
 }
 BENCHMARK(BM_NvrtcKernelCompile)->Unit(benchmark::kMillisecond)->Iterations(10);
 #endif
+
+// The judge's host-side work per correctness round on a large workload (8 Mi float32 values, a
+// 2048 x 4096 softmax): generating one input and comparing one output.
+constexpr std::int64_t kLargeRows = 2048, kLargeColumns = 4096;
+
+void BM_GenerateLargeInput(benchmark::State& state) {
+  const task::TensorSpec spec{"x", std::vector<std::string>{"rows", "columns"}, task::DType::float32, "logits"};
+  std::uint64_t seed = 1;
+  for (auto _ : state) benchmark::DoNotOptimize(judge::generate_input(spec, {kLargeRows, kLargeColumns}, {}, ++seed));
+  state.SetItemsProcessed(state.iterations() * kLargeRows * kLargeColumns);
+}
+BENCHMARK(BM_GenerateLargeInput)->Unit(benchmark::kMillisecond);
+
+void BM_CompareLargeOutput(benchmark::State& state) {
+  const task::TensorSpec spec{"y", std::vector<std::string>{"rows", "columns"}, task::DType::float32, ""};
+  const auto expected = judge::generate_input(spec, {kLargeRows, kLargeColumns}, {}, 1);
+  auto actual = expected;
+  task::Tolerance tolerance;
+  for (auto _ : state) {
+    const auto result = judge::compare_output("y", task::DType::float32, {kLargeRows, kLargeColumns}, actual.data(), expected.data(),
+                                              tolerance, std::byte{0xFF});
+    if (!result.passed) state.SkipWithError("identical outputs must pass");
+  }
+  state.SetItemsProcessed(state.iterations() * kLargeRows * kLargeColumns);
+}
+BENCHMARK(BM_CompareLargeOutput)->Unit(benchmark::kMillisecond);
 
 void BM_JudgeTimedIteration(benchmark::State& state) {
   const auto task = task::load_task(bench_tasks() / "spin_copy");

@@ -4,6 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <vector>
+
+#include "common/parallel.h"
 
 namespace kernelarc::judge {
 
@@ -20,13 +23,25 @@ std::string format_index(std::int64_t flat_value_index, const std::vector<std::i
   return text;
 }
 
+namespace {
+
+// What one chunk of a comparison found; chunks are merged in order, so the first problem is the first in the output.
+struct ChunkFindings {
+  std::int64_t mismatched = 0, poisoned_bad = 0, first_bad_index = -1, first_problem_index = -1;
+  double max_abs_error = 0, max_rel_error = 0;
+  double first_bad_got = 0, first_bad_want = 0;
+  bool all_zero = true, reference_all_zero = true;
+};
+
+constexpr std::int64_t kChunkElements = 1 << 16;  // even, so a chunk of 4-bit elements starts on a byte
+
+}  // namespace
+
 Comparison compare_output(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
                           const std::byte* actual, const std::byte* expected, const task::Tolerance& tolerance,
                           std::optional<std::byte> poison) {
   const std::int64_t count = task::element_count(shape);
   const int per_element = task::values_per_element(dtype);
-  const auto got = task::to_float32(dtype, actual, count);
-  const auto want = task::to_float32(dtype, expected, count);
   const std::size_t element_bytes = std::max<std::size_t>(task::dtype_bits(dtype) / 8, 1);
   const auto is_poison = [&](std::int64_t value_index) {
     if (!poison || task::dtype_bits(dtype) < 8) return false;
@@ -35,35 +50,63 @@ Comparison compare_output(const std::string& name, task::DType dtype, const std:
       if (element[b] != *poison) return false;
     return true;
   };
+  std::vector<ChunkFindings> chunks(static_cast<std::size_t>((count + kChunkElements - 1) / kChunkElements));
+  common::for_each_chunk(count, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
+    const std::size_t byte_offset = static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8;
+    const auto got = task::to_float32(dtype, actual + byte_offset, end - begin);
+    const auto want = task::to_float32(dtype, expected + byte_offset, end - begin);
+    const std::int64_t first_value = begin * per_element;
+    ChunkFindings& found = chunks[static_cast<std::size_t>(index)];
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double x = got[i], y = want[i];
+      const std::int64_t at = first_value + static_cast<std::int64_t>(i);
+      found.all_zero = found.all_zero && x == 0;
+      found.reference_all_zero = found.reference_all_zero && y == 0;
+      bool bad;
+      if (std::isnan(x) || std::isinf(x)) {
+        bad = !(tolerance.allow_negative_inf && x < 0 && std::isinf(x) && y == x);
+        if (bad && found.first_problem_index < 0 && !is_poison(at)) found.first_problem_index = at;
+      } else if (std::isinf(y)) {
+        bad = true;  // the reference has -inf here (allowed by tolerance), the candidate a finite value
+      } else {
+        const double error = std::fabs(x - y);
+        bad = error > tolerance.max_atol + tolerance.max_rtol * std::fabs(y);
+        found.max_abs_error = std::max(found.max_abs_error, error);
+        if (y != 0) found.max_rel_error = std::max(found.max_rel_error, error / std::fabs(y));
+      }
+      if (bad) {
+        if (found.first_bad_index < 0) found.first_bad_index = at, found.first_bad_got = x, found.first_bad_want = y;
+        ++found.mismatched;
+        if (is_poison(at)) ++found.poisoned_bad;
+      }
+    }
+  });
   Comparison result;
-  result.values = static_cast<std::int64_t>(got.size());
+  result.values = count * per_element;
   bool all_zero = true, reference_all_zero = true;
-  std::int64_t poisoned_bad = 0;
+  std::int64_t poisoned_bad = 0, first_problem_index = -1;
+  double first_bad_got = 0, first_bad_want = 0;
+  for (const auto& found : chunks) {
+    all_zero = all_zero && found.all_zero;
+    reference_all_zero = reference_all_zero && found.reference_all_zero;
+    result.mismatched += found.mismatched;
+    poisoned_bad += found.poisoned_bad;
+    // std::max keeps NaN out only when it comes second; a NaN error cannot arise here (NaN inputs take the other branch).
+    result.max_abs_error = std::max(result.max_abs_error, found.max_abs_error);
+    result.max_rel_error = std::max(result.max_rel_error, found.max_rel_error);
+    if (result.first_bad_index < 0 && found.first_bad_index >= 0)
+      result.first_bad_index = found.first_bad_index, first_bad_got = found.first_bad_got, first_bad_want = found.first_bad_want;
+    if (first_problem_index < 0) first_problem_index = found.first_problem_index;
+  }
   std::string first_problem;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double x = got[i], y = want[i];
-    all_zero = all_zero && x == 0;
-    reference_all_zero = reference_all_zero && y == 0;
-    bool bad;
-    double error = 0;
-    if (std::isnan(x) || std::isinf(x)) {
-      bad = !(tolerance.allow_negative_inf && x < 0 && std::isinf(x) && y == x);
-      if (bad && first_problem.empty() && !is_poison(static_cast<std::int64_t>(i)))
-        first_problem = fmt::format("{} at {}", std::isnan(x) ? "NaN" : (x > 0 ? "+inf" : "-inf"),
-                                    format_index(static_cast<std::int64_t>(i), shape, per_element));
-    } else if (std::isinf(y)) {
-      bad = true;  // the reference has -inf here (allowed by tolerance), the candidate a finite value
-    } else {
-      error = std::fabs(x - y);
-      bad = error > tolerance.max_atol + tolerance.max_rtol * std::fabs(y);
-      result.max_abs_error = std::max(result.max_abs_error, error);
-      if (y != 0) result.max_rel_error = std::max(result.max_rel_error, error / std::fabs(y));
-    }
-    if (bad) {
-      if (result.first_bad_index < 0) result.first_bad_index = static_cast<std::int64_t>(i);
-      ++result.mismatched;
-      if (is_poison(static_cast<std::int64_t>(i))) ++poisoned_bad;
-    }
+  if (first_problem_index >= 0) {
+    // Decoded again from the bytes; 4-bit elements come in pairs, so start at the pair's first.
+    const std::int64_t element = first_problem_index / per_element;
+    const std::int64_t base = task::dtype_bits(dtype) < 8 ? element & ~std::int64_t{1} : element;
+    const auto decoded = task::to_float32(dtype, actual + static_cast<std::size_t>(base) * task::dtype_bits(dtype) / 8, element - base + 1);
+    const double x = decoded[static_cast<std::size_t>((element - base) * per_element + first_problem_index % per_element)];
+    first_problem = fmt::format("{} at {}", std::isnan(x) ? "NaN" : (x > 0 ? "+inf" : "-inf"),
+                                format_index(first_problem_index, shape, per_element));
   }
   // matched / values, not 1 - mismatched / values: the subtraction rounds a ratio exactly at the requirement
   // (0.07 of 100, 0.1 of 10, ...) to just below it.
@@ -71,7 +114,7 @@ Comparison compare_output(const std::string& name, task::DType dtype, const std:
       result.values ? static_cast<double>(result.values - result.mismatched) / static_cast<double>(result.values) : 1.0;
   result.unwritten = poisoned_bad > 0 && poisoned_bad == result.mismatched;
   const auto where = [&](std::int64_t i) {
-    return fmt::format("{}: got {:.6g}, expected {:.6g}", format_index(i, shape, per_element), got[i], want[i]);
+    return fmt::format("{}: got {:.6g}, expected {:.6g}", format_index(i, shape, per_element), first_bad_got, first_bad_want);
   };
   if (poisoned_bad > 0) {
     result.reason = fmt::format("output '{}': {} of {} values left unwritten (still the poison pattern), first at {}",

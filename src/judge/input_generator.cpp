@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/hash.h"
+#include "common/parallel.h"
 #include "task/safetensors.h"
 
 namespace kernelarc::judge {
@@ -48,6 +49,61 @@ bool mentions(const std::string& text, std::initializer_list<const char*> words)
 std::string lowercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
+}
+
+constexpr std::int64_t kChunkValues = 1 << 16;
+
+// Values [begin, end) of one input, in `row`-long rows (begin and end fall on row boundaries).
+void fill_values(ValueProfile profile, Random& random, float* data, std::int64_t begin, std::int64_t end, std::int64_t row) {
+  switch (profile) {
+    case ValueProfile::normal:
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(random.normal());
+      break;
+    case ValueProfile::norm_weight:
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(1.0 + 0.1 * random.normal());
+      break;
+    case ValueProfile::bias:
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(0.1 * random.normal());
+      break;
+    case ValueProfile::fan_in_weight: {
+      const double scale = 1.0 / std::sqrt(static_cast<double>(row));
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(scale * random.normal());
+      break;
+    }
+    case ValueProfile::probabilities:
+      for (std::int64_t start = begin; start < end; start += row) {
+        double total = 0;
+        const std::int64_t stop = std::min(end, start + row);
+        for (std::int64_t i = start; i < stop; ++i) total += (data[i] = static_cast<float>(std::exp(random.normal())));
+        for (std::int64_t i = start; i < stop; ++i) data[i] = static_cast<float>(data[i] / total);
+      }
+      break;
+    case ValueProfile::positive:
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(std::fabs(random.normal()) + 0.5);
+      break;
+    case ValueProfile::unit_interval:
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(0.05 + 0.9 * random.uniform());
+      break;
+    case ValueProfile::rotary:
+      for (std::int64_t i = begin; i < end; ++i) {
+        const double angle = 2 * M_PI * random.uniform();
+        data[i] = static_cast<float>(i % 2 ? std::sin(angle) : std::cos(angle));
+      }
+      break;
+    case ValueProfile::mask:
+      for (std::int64_t start = begin; start < end; start += row) {
+        const std::int64_t stop = std::min(end, start + row);
+        for (std::int64_t i = start; i < stop; ++i) data[i] = random.uniform() < 0.7 ? 1.0f : 0.0f;
+        data[start] = 1.0f;  // a row with nothing valid is not a real mask
+      }
+      break;
+    case ValueProfile::indices:
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(random.next() % 128);
+      break;
+    case ValueProfile::small_integers:
+      for (std::int64_t i = begin; i < end; ++i) data[i] = static_cast<float>(static_cast<int>(random.next() % 17) - 8);
+      break;
+  }
 }
 
 }  // namespace
@@ -114,62 +170,17 @@ std::vector<std::byte> generate_input(const task::TensorSpec& spec, const std::v
   if (source.kind == task::InputKind::scalar) {
     std::fill(data.begin(), data.end(), static_cast<float>(source.value));
   } else {
-    Random random(seed);
     const auto profile = choose_profile(spec, shape.size());
     const std::int64_t row = shape.empty() ? 1 : std::max<std::int64_t>(shape.back() * per_element, 1);
-    switch (profile) {
-      case ValueProfile::normal:
-        for (auto& v : data) v = static_cast<float>(random.normal());
-        break;
-      case ValueProfile::norm_weight:
-        for (auto& v : data) v = static_cast<float>(1.0 + 0.1 * random.normal());
-        break;
-      case ValueProfile::bias:
-        for (auto& v : data) v = static_cast<float>(0.1 * random.normal());
-        break;
-      case ValueProfile::fan_in_weight: {
-        const double scale = 1.0 / std::sqrt(static_cast<double>(row));
-        for (auto& v : data) v = static_cast<float>(scale * random.normal());
-        break;
-      }
-      case ValueProfile::probabilities:
-        for (std::int64_t start = 0; start < values; start += row) {
-          double total = 0;
-          const std::int64_t end = std::min(values, start + row);
-          for (std::int64_t i = start; i < end; ++i) total += (data[i] = static_cast<float>(std::exp(random.normal())));
-          for (std::int64_t i = start; i < end; ++i) data[i] = static_cast<float>(data[i] / total);
-        }
-        break;
-      case ValueProfile::positive:
-        for (auto& v : data) v = static_cast<float>(std::fabs(random.normal()) + 0.5);
-        break;
-      case ValueProfile::unit_interval:
-        for (auto& v : data) v = static_cast<float>(0.05 + 0.9 * random.uniform());
-        break;
-      case ValueProfile::rotary:
-        for (std::size_t i = 0; i < data.size(); ++i) {
-          const double angle = 2 * M_PI * random.uniform();
-          data[i] = static_cast<float>(i % 2 ? std::sin(angle) : std::cos(angle));
-        }
-        break;
-      case ValueProfile::mask:
-        for (std::int64_t start = 0; start < values; start += row) {
-          const std::int64_t end = std::min(values, start + row);
-          for (std::int64_t i = start; i < end; ++i) data[i] = random.uniform() < 0.7 ? 1.0f : 0.0f;
-          data[start] = 1.0f;  // a row with nothing valid is not a real mask
-        }
-        break;
-      case ValueProfile::indices:
-        for (auto& v : data) v = static_cast<float>(random.next() % 128);
-        break;
-      case ValueProfile::small_integers:
-        for (auto& v : data) v = static_cast<float>(static_cast<int>(random.next() % 17) - 8);
-        break;
-    }
-    if (task::is_floating(spec.dtype)) {
-      const float limit = static_cast<float>(task::max_finite(spec.dtype));
-      for (auto& v : data) v = std::clamp(v, -limit, limit);
-    }
+    const float limit = task::is_floating(spec.dtype) ? static_cast<float>(task::max_finite(spec.dtype)) : 0.0f;
+    // Whole rows per chunk, each chunk with its own stream: the values do not depend on the number of cores.
+    const std::int64_t chunk = std::max<std::int64_t>(1, kChunkValues / row) * row;
+    common::for_each_chunk(values, chunk, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
+      Random random(common::mix64(seed + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(index + 1)));
+      fill_values(profile, random, data.data(), begin, end, row);
+      if (limit > 0)
+        for (std::int64_t i = begin; i < end; ++i) data[i] = std::clamp(data[i], -limit, limit);
+    });
   }
   task::from_float32(spec.dtype, data.data(), values, bytes.data());
   return bytes;

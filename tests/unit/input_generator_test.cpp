@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/parallel.h"
 #include "task/safetensors.h"
 
 namespace kernelarc::judge {
@@ -312,6 +314,37 @@ TEST(InputGeneratorTest, CustomInputsNeedTheOracle) {
     EXPECT_THAT(std::string(error.what()), HasSubstr("input 'routing'"));
     EXPECT_THAT(std::string(error.what()), HasSubstr("oracle"));
   }
+}
+
+// Large inputs are generated in chunks on several threads: the bytes depend on the seed only, every chunk has its
+// own stream (no chunk repeats another), and row-wise profiles still see whole rows.
+TEST(InputGeneratorTest, LargeInputsAreChunkedDeterministicallyWithoutRepeats) {
+  const std::vector<std::int64_t> shape{40, 5000};  // 200,000 values: four chunks, rows never split
+  const auto first = generate_input(spec("x", DType::float32), shape, {}, 7);
+  EXPECT_EQ(first, generate_input(spec("x", DType::float32), shape, {}, 7));
+  EXPECT_NE(first, generate_input(spec("x", DType::float32), shape, {}, 8));
+  std::vector<float> values(200000);
+  std::memcpy(values.data(), first.data(), first.size());
+  const std::size_t chunk = 65000;  // 13 rows of 5000: the chunk length for rows of this size
+  EXPECT_NE(std::memcmp(values.data(), values.data() + chunk, chunk * sizeof(float)), 0) << "two chunks hold the same stream";
+  const auto probabilities = generate_input(spec("probs", DType::float32, "probabilities"), shape, {}, 3);
+  std::memcpy(values.data(), probabilities.data(), probabilities.size());
+  for (std::size_t row = 0; row < 40; ++row)
+    EXPECT_NEAR(std::accumulate(values.begin() + row * 5000, values.begin() + (row + 1) * 5000, 0.0), 1.0, 1e-3) << "row " << row;
+}
+
+TEST(ParallelTest, EveryChunkRunsOnceAndAFailureIsRethrown) {
+  std::vector<int> seen(1000, 0);
+  common::for_each_chunk(1000, 7, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
+    EXPECT_EQ(begin, index * 7);
+    for (std::int64_t i = begin; i < end; ++i) ++seen[static_cast<std::size_t>(i)];
+  });
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 1000);
+  EXPECT_THROW(common::for_each_chunk(100, 1,
+                                      [](std::int64_t begin, std::int64_t, std::int64_t) {
+                                        if (begin == 57) throw std::runtime_error("chunk 57");
+                                      }),
+               std::runtime_error);
 }
 
 }  // namespace

@@ -29,10 +29,11 @@ LoadResult load() {
     return result;
   }
   bool missing = false;
-  const auto resolve = [&](auto& slot, const char* name) {
+  // `version`: the API version whose signature the slot has (the header's type); CUDA 13 changed a few.
+  const auto resolve = [&](auto& slot, const char* name, int version = CUDA_VERSION) {
     void* pointer = nullptr;
     CUdriverProcAddressQueryResult status{};
-    if (get_proc(name, &pointer, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !pointer) {
+    if (get_proc(name, &pointer, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !pointer) {
       if (!missing) result.why = fmt::format("the NVIDIA driver lacks {}", name);
       missing = true;
       return;
@@ -51,7 +52,8 @@ LoadResult load() {
   resolve(a.primary_ctx_retain, "cuDevicePrimaryCtxRetain");
   resolve(a.primary_ctx_release, "cuDevicePrimaryCtxRelease");
   resolve(a.ctx_set_current, "cuCtxSetCurrent");
-  resolve(a.ctx_synchronize, "cuCtxSynchronize");
+  // CUDA 13's cuCtxSynchronize takes a context; the 12.0 entry point is the no-argument one the slot's type declares.
+  resolve(a.ctx_synchronize, "cuCtxSynchronize", 12000);
   resolve(a.ctx_reset_persisting_l2, "cuCtxResetPersistingL2Cache");
   resolve(a.mem_alloc, "cuMemAlloc");
   resolve(a.mem_free, "cuMemFree");

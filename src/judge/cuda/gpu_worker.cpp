@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -297,7 +298,11 @@ int run_gpu_worker(WorkerChannel& channel, const std::string& device) {
   }
   // CUPTI's activity kinds are enabled before the context exists, so every record of it is seen.
   std::string timer_why;
-  auto timer = ActivityTimer::create(&timer_why);
+  std::unique_ptr<ActivityTimer> timer;
+  if (const char* wanted = std::getenv("KERNELARC_GPU_TIMER"); wanted && std::string(wanted) == "events")
+    timer_why = "KERNELARC_GPU_TIMER=events";
+  else
+    timer = ActivityTimer::create(&timer_why);
   std::unique_ptr<GpuWorker> worker;
   try {
     worker = std::make_unique<GpuWorker>(*api, ordinal, std::move(timer), timer_why);

@@ -1,0 +1,44 @@
+#include "common/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace kernelarc::common {
+
+void for_each_chunk(std::int64_t count, std::int64_t chunk,
+                    const std::function<void(std::int64_t, std::int64_t, std::int64_t)>& body) {
+  if (count <= 0) return;
+  chunk = std::max<std::int64_t>(chunk, 1);
+  const std::int64_t chunks = (count + chunk - 1) / chunk;
+  const auto run = [&](std::int64_t index) { body(index * chunk, std::min(count, (index + 1) * chunk), index); };
+  const auto threads = std::min<std::int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (std::int64_t index = 0; index < chunks; ++index) run(index);
+    return;
+  }
+  std::atomic<std::int64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto worker = [&] {
+    for (std::int64_t index; (index = next.fetch_add(1)) < chunks;) {
+      try {
+        run(index);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = chunks;  // stop handing out work
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::int64_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& thread : pool) thread.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace kernelarc::common

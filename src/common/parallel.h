@@ -1,0 +1,15 @@
+// Splits work over the machine's cores in fixed chunks, so results never depend on how many cores ran it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace kernelarc::common {
+
+// Calls body(begin, end, chunk_index) for every chunk [begin, end) of [0, count), `chunk` items each (the last
+// may be shorter), on up to hardware_concurrency() threads; inline when there is a single chunk. The first
+// exception thrown by a chunk is rethrown after every thread has stopped.
+void for_each_chunk(std::int64_t count, std::int64_t chunk,
+                    const std::function<void(std::int64_t begin, std::int64_t end, std::int64_t chunk_index)>& body);
+
+}  // namespace kernelarc::common
