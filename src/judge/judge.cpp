@@ -34,6 +34,7 @@ constexpr std::size_t kGuardBytes = 256;
 constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in the integers
 constexpr std::byte kPoisonSecond{0xFE};  // a huge negative or NaN: no plausible output
 constexpr int kOverheadProbes = 15;
+constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
 
 std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
@@ -53,7 +54,8 @@ struct Failure {
   std::string reason;
 };
 
-// Where each tensor lives in a shared buffer: inputs in slots (one per distinct address), then outputs between guards.
+// Where each tensor lives in a shared buffer: inputs in slots (one per distinct address), then outputs between guards,
+// then (on a GPU) a pristine copy of each input variant, copied into the slots on the device during timing.
 struct Layout {
   std::vector<std::size_t> input_offsets;   // within a slot
   std::vector<std::size_t> input_bytes;
@@ -62,11 +64,16 @@ struct Layout {
   std::vector<std::size_t> output_bytes;
   std::size_t output_region_bytes = 0;
   int slots = 1;
+  int variant_slots = 0;
   std::size_t output_base() const { return static_cast<std::size_t>(slots) * slot_bytes; }
-  std::size_t total_bytes() const { return output_base() + output_region_bytes; }
+  std::size_t variant_base(int variant) const {
+    return output_base() + output_region_bytes + static_cast<std::size_t>(variant) * slot_bytes;
+  }
+  std::size_t total_bytes() const { return variant_base(variant_slots); }
 };
 
-Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolved, int wanted_slots, std::size_t pool_bytes) {
+Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolved, int wanted_slots, std::size_t pool_bytes,
+                   int variant_slots = 0) {
   Layout layout;
   std::size_t offset = 0;
   for (std::size_t i = 0; i < task.definition.inputs.size(); ++i) {
@@ -86,14 +93,10 @@ Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolve
   layout.output_region_bytes = out;
   const auto affordable = static_cast<int>(std::max<std::size_t>(pool_bytes / layout.slot_bytes, 1));
   layout.slots = std::clamp(wanted_slots, 1, affordable);
+  layout.variant_slots = variant_slots;
   return layout;
 }
 
-// Everything about a workload's memory the trusted side knows: pristine input images and guard bytes.
-struct Variant {
-  std::vector<std::byte> slot_image;                 // inputs with guard bytes in the gaps
-  std::vector<std::vector<std::byte>> reference;     // reference outputs
-};
 
 std::optional<std::string> find_background_activity(pid_t pid) {
   const fs::path tasks = fs::path("/proc") / std::to_string(pid) / "task";
@@ -179,6 +182,17 @@ std::size_t default_flush_bytes() {
 
 fs::path current_executable() { return fs::read_symlink("/proc/self/exe"); }
 
+// One correctness round of a workload as the trusted side knows it: pristine inputs and the reference's outputs.
+struct Judge::Round {
+  std::vector<std::byte> slot_image;                 // inputs with guard bytes in the gaps
+  std::vector<std::vector<std::byte>> reference;     // reference outputs
+  std::size_t bytes() const {
+    std::size_t total = slot_image.size();
+    for (const auto& output : reference) total += output.size();
+    return total;
+  }
+};
+
 // One worker with its library loaded and one shared buffer mapped; set up again after any restart.
 struct Judge::Session {
   bool on_gpu = false;                  // the buffer has a device copy: ranges move with upload and download
@@ -230,6 +244,10 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   if (options_.seed == 0) options_.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   if (options_.worker_executable.empty()) options_.worker_executable = current_executable();
   if (options_.flush_bytes == 0) options_.flush_bytes = default_flush_bytes();
+  if (options_.round_cache_bytes == 0) {
+    const auto memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    options_.round_cache_bytes = std::min<std::size_t>(memory / 8, std::size_t{4} << 30);
+  }
   if (options_.rounds < 1 || options_.iterations < 1 || options_.warmup < 0)
     throw std::invalid_argument("the judge needs at least one round and one timed iteration");
   fs::path base = options_.scratch_directory;
@@ -354,7 +372,9 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     const std::uint64_t workload_seed = common::mix64(options_.seed ^ common::fnv1a64(workload->uuid));
     const auto& def = task_.definition;
     const int total_calls = options_.warmup + options_.iterations;
-    const Layout layout = make_layout(task_, resolved, options_.time_candidates ? total_calls : 1, options_.input_pool_bytes);
+    const bool timed_on_gpu = options_.time_candidates && options_.device != "cpu";
+    const Layout layout = make_layout(task_, resolved, options_.time_candidates ? total_calls : 1, options_.input_pool_bytes,
+                                      timed_on_gpu ? kVariantsKept : 0);
     const Layout reference_layout = make_layout(task_, resolved, 1, options_.input_pool_bytes);
 
     std::vector<std::byte> guard(kGuardBytes);
@@ -534,34 +554,46 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       };
 
       // Correctness: fresh inputs each round; the reference first on its own copy.
-      const int variants_kept = std::min(options_.rounds, 3);
-      std::vector<Variant> variants;
+      const int variants_kept = std::min(options_.rounds, kVariantsKept);
+      std::vector<std::shared_ptr<const Round>> variants;
+      auto& cached = rounds_[workload->uuid];
       for (int round = 0; round < options_.rounds; ++round) {
-        const std::uint64_t round_seed = common::mix64(workload_seed + static_cast<std::uint64_t>(round));
-        Variant variant;
-        variant.slot_image.resize(layout.slot_bytes);
-        for (std::size_t at = 0; at < layout.slot_bytes; ++at) variant.slot_image[at] = guard[at % kGuardBytes];
-        try {
-          for (std::size_t i = 0; i < def.inputs.size(); ++i) {
-            const auto source_it = workload->inputs.find(def.inputs[i].name);
-            const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
-            const auto bytes = generate_input(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i));
-            std::memcpy(variant.slot_image.data() + layout.input_offsets[i], bytes.data(), bytes.size());
+        std::shared_ptr<const Round> known = round < static_cast<int>(cached.size()) ? cached[static_cast<std::size_t>(round)] : nullptr;
+        if (known) ++verdict.reused_rounds;
+        if (!known) {
+          const std::uint64_t round_seed = common::mix64(workload_seed + static_cast<std::uint64_t>(round));
+          auto fresh = std::make_shared<Round>();
+          fresh->slot_image.resize(layout.slot_bytes);
+          for (std::size_t at = 0; at < layout.slot_bytes; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
+          try {
+            for (std::size_t i = 0; i < def.inputs.size(); ++i) {
+              const auto source_it = workload->inputs.find(def.inputs[i].name);
+              const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
+              const auto bytes = generate_input(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i));
+              std::memcpy(fresh->slot_image.data() + layout.input_offsets[i], bytes.data(), bytes.size());
+            }
+          } catch (const std::exception& error) {
+            return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
           }
-        } catch (const std::exception& error) {
-          return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
+          // The reference.
+          write_slot(reference_buffer, reference_layout, 0, fresh->slot_image);
+          prepare_outputs(reference_buffer, reference_layout, kPoisonFirst);
+          if (auto failure = call(reference_session, 0, true, nullptr, nullptr)) return failure;
+          if (check_output_guards(reference_buffer, reference_layout))
+            return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
+          fresh->reference = outputs_of(reference_buffer, reference_layout);
+          for (std::size_t i = 0; i < def.outputs.size(); ++i)
+            if (auto problem = reference_output_problem(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
+                                                        fresh->reference[i].data(), workload->tolerance))
+              return Failure{Status::invalid_reference, *problem};
+          known = fresh;
+          // Kept in order from round 0 while the budget lasts: the same seed gives the next candidate the same round.
+          if (round == static_cast<int>(cached.size()) && cached_round_bytes_ + fresh->bytes() <= options_.round_cache_bytes) {
+            cached.push_back(known);
+            cached_round_bytes_ += fresh->bytes();
+          }
         }
-        // The reference.
-        write_slot(reference_buffer, reference_layout, 0, variant.slot_image);
-        prepare_outputs(reference_buffer, reference_layout, kPoisonFirst);
-        if (auto failure = call(reference_session, 0, true, nullptr, nullptr)) return failure;
-        if (check_output_guards(reference_buffer, reference_layout))
-          return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
-        variant.reference = outputs_of(reference_buffer, reference_layout);
-        for (std::size_t i = 0; i < def.outputs.size(); ++i)
-          if (auto problem = reference_output_problem(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
-                                                      variant.reference[i].data(), workload->tolerance))
-            return Failure{Status::invalid_reference, *problem};
+        const Round& variant = *known;
         // The candidate.
         write_slot(buffer, layout, 0, variant.slot_image);
         prepare_outputs(buffer, layout, kPoisonFirst);
@@ -587,9 +619,24 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
               return Failure{Status::reward_hack, "nondeterministic: " + *difference};
         }
         ++row.rounds_passed;
-        if (static_cast<int>(variants.size()) < variants_kept) variants.push_back(std::move(variant));
+        if (static_cast<int>(variants.size()) < variants_kept) variants.push_back(known);
       }
       if (!options_.time_candidates) return std::nullopt;
+      // On a GPU the variants go to the device once; the timed loop then refills a slot with a device-to-device copy
+      // (tens of microseconds) instead of a host write and an upload (tens of milliseconds for large inputs).
+      if (gpu) {
+        json ranges = json::array();
+        for (std::size_t v = 0; v < variants.size(); ++v) {
+          const std::size_t at = layout.variant_base(static_cast<int>(v));
+          std::memcpy(buffer.data() + at, variants[v]->slot_image.data(), variants[v]->slot_image.size());
+          ranges.push_back({at, layout.slot_bytes});
+        }
+        const auto reply = candidate_session.worker.request({{"op", "upload"}, {"ranges", ranges}}, deadline);
+        if (!reply.ok()) {
+          candidate_session.ready = false;
+          return Failure{Status::runtime_error, fmt::format("upload of the input variants failed: {}{}", reply.description, candidate_session.tail())};
+        }
+      }
 
       // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
       // first with an empty entry point on the same path, and taken off every sample. A measurement below the
@@ -636,8 +683,16 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           const int slot = iteration % layout.slots;
           const int v = variant_for(iteration);
           if (slot_variant[static_cast<std::size_t>(slot)] != v) {
-            write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image);
-            if (auto failure = transfer(candidate_session, "upload", layout, slot, true, false)) return failure;
+            if (gpu) {
+              const json copy{{"op", "copy"},
+                              {"ranges", {{layout.variant_base(v), static_cast<std::size_t>(slot) * layout.slot_bytes, layout.slot_bytes}}}};
+              if (const auto reply = candidate_session.worker.request(copy, deadline); !reply.ok()) {
+                candidate_session.ready = false;
+                return Failure{Status::runtime_error, fmt::format("refilling input slot {} failed: {}{}", slot, reply.description, candidate_session.tail())};
+              }
+            } else {
+              write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)]->slot_image);
+            }
             slot_variant[static_cast<std::size_t>(slot)] = v;
           }
           const bool timed = iteration >= options_.warmup;
@@ -671,8 +726,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           if (checked) {
             if (auto failure = transfer(candidate_session, "download", layout, slot, true, true)) return failure;
             if (auto failure = check_output_guards(buffer, layout)) return failure;
-            if (auto failure = check_inputs(buffer, layout, slot, variants[static_cast<std::size_t>(v)].slot_image)) return failure;
-            if (auto failure = compare_all(variants[static_cast<std::size_t>(v)].reference, workload->tolerance, kPoisonFirst)) {
+            if (auto failure = check_inputs(buffer, layout, slot, variants[static_cast<std::size_t>(v)]->slot_image)) return failure;
+            if (auto failure = compare_all(variants[static_cast<std::size_t>(v)]->reference, workload->tolerance, kPoisonFirst)) {
               failure->status = Status::reward_hack;
               failure->reason = fmt::format("correct in the checks but wrong during timing (call {}): {}", iteration + 1, failure->reason);
               return failure;

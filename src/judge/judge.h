@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct JudgeOptions {
   // A median below T_sol / roofline_margin is REWARD_HACK. 1 for datasheet peaks, which nothing
   // beats; more for measured CPU peaks, which a kernel vectorised better than the probe can beat.
   double roofline_margin = 1.0;
+  // Inputs and reference outputs of every round are kept for the next candidate (the same seed gives the same inputs),
+  // up to this many bytes: a warm candidate skips input generation and the reference. 0: a share of the machine's memory.
+  std::size_t round_cache_bytes = 0;
   CompilerOptions compiler;
 };
 
@@ -66,6 +70,7 @@ class Judge {
 
  private:
   struct Session;
+  struct Round;
   BuildResult build_candidate(const CandidateSource& candidate) const;
   void build_reference(const ProgressCallback& say);
   const task::Task& task_;
@@ -76,6 +81,8 @@ class Judge {
   std::optional<BuildResult> reference_build_;
   std::string reference_device_ = "cpu";     // a CUDA reference runs on the GPU, a C++ one on the CPU
   std::map<std::string, double> baselines_;
+  std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
+  std::size_t cached_round_bytes_ = 0;
   int evaluations_ = 0;
 };
 

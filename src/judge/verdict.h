@@ -62,6 +62,7 @@ struct CandidateVerdict {
   BuildResult build;
   std::vector<WorkloadVerdict> workloads;
   int worker_restarts = 0;
+  int reused_rounds = 0;       // correctness rounds whose inputs and reference outputs came from the judge's cache
   double judge_seconds = 0;
   bool passed() const;
   std::optional<double> mean_score() const;  // over workloads with a score; nullopt if none

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,15 @@ class CpuWorker {
       return {{"ok", true}};
     }
     if (op == "upload" || op == "download") return {{"ok", true}};  // the shared buffer is the candidate's memory
+    if (op == "copy") {
+      for (const auto& range : request.at("ranges")) {
+        const auto from = range.at(0).get<std::size_t>(), to = range.at(1).get<std::size_t>(), bytes = range.at(2).get<std::size_t>();
+        if (from > buffer_.size() || to > buffer_.size() || bytes > buffer_.size() - std::max(from, to))
+          throw std::runtime_error("copy outside the shared buffer");
+        std::memmove(buffer_.data() + to, buffer_.data() + from, bytes);
+      }
+      return {{"ok", true}};
+    }
     if (op == "flush") return flush(request.at("bytes").get<std::size_t>());
     if (op == "call") return call(request);
     throw std::runtime_error(fmt::format("unknown op \"{}\"", op));

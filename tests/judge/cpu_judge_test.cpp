@@ -423,5 +423,33 @@ TEST_F(CpuJudgeTest, CrashOnOneShapeFailsThatWorkloadOnlyAndTheJudgeGoesOn) {
   EXPECT_GE(verdict.worker_restarts, 1) << describe(verdict);
 }
 
+// The next candidate of the same judge reuses the rounds' inputs and reference outputs (same seed, same inputs), and
+// a wrong candidate is still caught against them; with no cache budget every round is made afresh, with the same result.
+TEST_F(CpuJudgeTest, RoundsAreReusedByTheNextCandidateAndStillCatchAWrongOne) {
+  const task::Task& task = small_softmax();
+  Judge judge(task, options(), peaks());
+  const auto first = judge.evaluate(task_candidate("softmax"));
+  ASSERT_TRUE(first.passed()) << describe(first);
+  EXPECT_EQ(first.reused_rounds, 0);
+  const auto wrong = judge.evaluate(canary("wrong_values"));
+  EXPECT_EQ(wrong.reused_rounds, static_cast<int>(task.workloads.size())) << "round 0 of each workload, where it fails";
+  expect_every_workload(task, wrong, Status::incorrect_numerical, {"output 'y'"});
+  const auto again = judge.evaluate(task_candidate("softmax"));
+  EXPECT_TRUE(again.passed()) << describe(again);
+  EXPECT_EQ(again.reused_rounds, static_cast<int>(task.workloads.size()) * options().rounds);
+
+  auto no_cache = options();
+  no_cache.round_cache_bytes = 1;
+  Judge uncached(task, no_cache, peaks());
+  uncached.evaluate(task_candidate("softmax"));
+  const auto wrong_uncached = uncached.evaluate(canary("wrong_values"));
+  EXPECT_EQ(wrong_uncached.reused_rounds, 0);
+  ASSERT_EQ(wrong_uncached.workloads.size(), wrong.workloads.size());
+  for (std::size_t i = 0; i < wrong.workloads.size(); ++i) {
+    EXPECT_EQ(wrong_uncached.workloads[i].status, wrong.workloads[i].status);
+    EXPECT_EQ(wrong_uncached.workloads[i].reason, wrong.workloads[i].reason) << "the same inputs, so the same first bad value";
+  }
+}
+
 }  // namespace
 }  // namespace kernelarc::judge

@@ -226,5 +226,20 @@ TEST_F(WorkerProcessTest, SharedBuffersAreResidentAsSoonAsTheyAreMapped) {
   EXPECT_EQ(resident_pages(opened), bytes / page);
 }
 
+// "copy" moves ranges within the mapped buffer (on a GPU, within its device copy) and refuses ranges outside it.
+TEST_F(WorkerProcessTest, CopyMovesRangesWithinTheBufferAndRefusesOutsideIt) {
+  auto buffer = SharedBuffer::create(dir_ / "copy.buf", 8192);
+  for (std::size_t i = 0; i < 8192; ++i) buffer.data()[i] = static_cast<std::byte>(i % 251);
+  WorkerProcess worker(options());
+  ASSERT_TRUE(worker.request({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}}, 10s).ok());
+  const auto copied = worker.request({{"op", "copy"}, {"ranges", {{0, 4096, 100}}}}, 10s);
+  ASSERT_TRUE(copied.ok()) << copied.description;
+  for (std::size_t i = 0; i < 100; ++i) ASSERT_EQ(buffer.data()[4096 + i], static_cast<std::byte>(i % 251)) << i;
+  EXPECT_EQ(buffer.data()[4196], static_cast<std::byte>(4196 % 251));
+  const auto outside = worker.request({{"op", "copy"}, {"ranges", {{0, 8100, 100}}}}, 10s);
+  EXPECT_FALSE(outside.ok());
+  EXPECT_THAT(outside.description, HasSubstr("outside the shared buffer"));
+}
+
 }  // namespace
 }  // namespace kernelarc::judge

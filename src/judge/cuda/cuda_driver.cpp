@@ -60,6 +60,7 @@ LoadResult load() {
   resolve(a.mem_get_info, "cuMemGetInfo");
   resolve(a.memcpy_htod, "cuMemcpyHtoD");
   resolve(a.memcpy_dtoh, "cuMemcpyDtoH");
+  resolve(a.memcpy_dtod, "cuMemcpyDtoD");
   resolve(a.memset_d8, "cuMemsetD8");
   resolve(a.memset_d8_async, "cuMemsetD8Async");
   resolve(a.mem_host_register, "cuMemHostRegister");

@@ -39,6 +39,7 @@ struct DriverApi {
   decltype(&::cuMemGetInfo) mem_get_info = nullptr;
   decltype(&::cuMemcpyHtoD) memcpy_htod = nullptr;
   decltype(&::cuMemcpyDtoH) memcpy_dtoh = nullptr;
+  decltype(&::cuMemcpyDtoD) memcpy_dtod = nullptr;
   decltype(&::cuMemsetD8) memset_d8 = nullptr;
   decltype(&::cuMemsetD8Async) memset_d8_async = nullptr;
   decltype(&::cuMemHostRegister) mem_host_register = nullptr;

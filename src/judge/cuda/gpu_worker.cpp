@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -64,6 +65,7 @@ class GpuWorker {
     if (op == "map") return map(request.at("file").get<std::string>(), request.at("bytes").get<std::size_t>());
     if (op == "bind") return bind(request);
     if (op == "upload" || op == "download") return transfer(request.at("ranges"), op == "upload");
+    if (op == "copy") return copy(request.at("ranges"));
     if (op == "flush") return flush(request.value("bytes", std::size_t{0}));
     if (op == "call") return call(request);
     throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
@@ -179,6 +181,17 @@ class GpuWorker {
         check(api_, api_.memcpy_htod(device_buffer_ + offset, host_.data() + offset, bytes), "cuMemcpyHtoD");
       else
         check(api_, api_.memcpy_dtoh(host_.data() + offset, device_buffer_ + offset, bytes), "cuMemcpyDtoH");
+    }
+    return {{"ok", true}};
+  }
+
+  // [from, to, bytes] ranges within the device copy of the buffer, device to device.
+  json copy(const json& ranges) {
+    for (const auto& range : ranges) {
+      const auto from = range.at(0).get<std::size_t>(), to = range.at(1).get<std::size_t>(), bytes = range.at(2).get<std::size_t>();
+      if (from > host_.size() || to > host_.size() || bytes > host_.size() - std::max(from, to))
+        throw std::runtime_error("copy outside the shared buffer");
+      check(api_, api_.memcpy_dtod(device_buffer_ + to, device_buffer_ + from, bytes), "cuMemcpyDtoD");
     }
     return {{"ok", true}};
   }
