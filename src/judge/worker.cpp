@@ -1,6 +1,5 @@
 #include "judge/worker.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "judge/call_tensors.h"
+#include "judge/candidate_library.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker_channel.h"
 #include "kernelarc/candidate_abi.h"
@@ -55,16 +55,9 @@ class CpuWorker {
   }
 
  private:
-  json load(const std::string& library) {
-    entry_ = nullptr;
-    if (handle_) dlclose(handle_);
-    handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle_) return {{"ok", false}, {"error", fmt::format("dlopen failed: {}", dlerror())}};
-    entry_ = reinterpret_cast<kernelarc_entry_fn>(dlsym(handle_, KERNELARC_ENTRY_POINT_NAME));
-    if (!entry_)
-      return {{"ok", false},
-              {"error", fmt::format("the library does not export {} (declare it extern \"C\", or use KERNELARC_CANDIDATE)",
-                                    KERNELARC_ENTRY_POINT_NAME)}};
+  json load(const std::string& path) {
+    const std::string problem = library_.open(path);
+    if (!problem.empty()) return {{"ok", false}, {"error", problem}};
     return {{"ok", true}};
   }
 
@@ -86,7 +79,7 @@ class CpuWorker {
   static int null_entry(const DLTensor* const*, std::int32_t, DLTensor* const*, std::int32_t, void*) { return 0; }
 
   json call(const json& request) {
-    const kernelarc_entry_fn entry = request.value("null", false) ? &CpuWorker::null_entry : entry_;
+    const kernelarc_entry_fn entry = request.value("null", false) ? &CpuWorker::null_entry : library_.entry();
     if (!entry) throw std::runtime_error("call before load");
     const CallTensors tensors(inputs_, request.at("inputs"), outputs_, request.at("outputs"), buffer_.data(), buffer_.size(), {kDLCPU, 0});
     if (const auto poison = request.find("poison"); poison != request.end())
@@ -98,8 +91,7 @@ class CpuWorker {
     return {{"ok", true}, {"rc", rc}, {"ns", ns}, {"metadata", tensors.metadata_change()}};
   }
 
-  void* handle_ = nullptr;
-  kernelarc_entry_fn entry_ = nullptr;
+  CandidateLibrary library_;
   SharedBuffer buffer_;
   std::vector<TensorLayout> inputs_, outputs_;
   std::vector<std::uint64_t> flush_buffer_;

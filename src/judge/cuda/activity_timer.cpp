@@ -2,7 +2,6 @@
 
 #include <cupti_activity.h>
 #include <cupti_result.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +11,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <vector>
+
+#include "common/runtime_library.h"
 
 namespace kernelarc::judge::cuda {
 
@@ -37,24 +38,10 @@ struct LoadResult {
 // Never unloaded: CUPTI keeps threads and our callbacks registered for the life of the process.
 LoadResult load() {
   LoadResult result;
-  void* library = nullptr;
-  std::string first_error;
-  for (const char* name : {"libcupti.so.13", "libcupti.so", "/usr/local/cuda/lib64/libcupti.so.13",
-                           "/usr/local/cuda/lib64/libcupti.so", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-                           "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"}) {
-    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-    if (first_error.empty()) first_error = dlerror();
-  }
-  if (!library) {
-    result.why = fmt::format("CUPTI is not installed (libcupti.so.13 not found: {})", first_error);
-    return result;
-  }
-  bool missing = false;
-  const auto resolve = [&](auto& slot, const char* name) {
-    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, name));
-    if (!slot && !missing) result.why = fmt::format("the CUPTI library lacks {}", name);
-    missing = missing || !slot;
-  };
+  common::RuntimeLibrary library("CUPTI", {"libcupti.so.13", "libcupti.so", "/usr/local/cuda/lib64/libcupti.so.13",
+                                           "/usr/local/cuda/lib64/libcupti.so", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
+                                           "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"});
+  const auto resolve = [&](auto& slot, const char* name) { library.resolve(slot, name); };
   auto& a = result.api;
   resolve(a.register_callbacks, "cuptiActivityRegisterCallbacks");
   resolve(a.enable, "cuptiActivityEnable");
@@ -64,7 +51,8 @@ LoadResult load() {
   resolve(a.timestamp, "cuptiGetTimestamp");
   resolve(a.result_string, "cuptiGetResultString");
   resolve(a.set_attribute, "cuptiActivitySetAttribute");
-  result.ok = !missing;
+  result.ok = library.ok();
+  result.why = library.why();
   return result;
 }
 

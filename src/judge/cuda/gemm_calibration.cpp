@@ -1,7 +1,6 @@
 #include "judge/cuda/gemm_calibration.h"
 
 #include <cublasLt.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/runtime_library.h"
 #include "task/dtype.h"
 
 namespace kernelarc::judge::cuda {
@@ -40,23 +40,9 @@ struct LoadResult {
 
 LoadResult load() {
   LoadResult result;
-  void* library = nullptr;
-  std::string first_error;
-  for (const char* name : {"libcublasLt.so.13", "libcublasLt.so", "/usr/local/cuda/lib64/libcublasLt.so.13",
-                           "/usr/local/cuda/lib64/libcublasLt.so"}) {
-    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-    if (first_error.empty()) first_error = dlerror();
-  }
-  if (!library) {
-    result.why = fmt::format("cuBLASLt is not installed (libcublasLt.so.13 not found: {})", first_error);
-    return result;
-  }
-  bool missing = false;
-  const auto resolve = [&](auto& slot, const char* name) {
-    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, name));
-    if (!slot && !missing) result.why = fmt::format("the cuBLASLt library lacks {}", name);
-    missing = missing || !slot;
-  };
+  common::RuntimeLibrary library("cuBLASLt", {"libcublasLt.so.13", "libcublasLt.so", "/usr/local/cuda/lib64/libcublasLt.so.13",
+                                              "/usr/local/cuda/lib64/libcublasLt.so"});
+  const auto resolve = [&](auto& slot, const char* name) { library.resolve(slot, name); };
   auto& a = result.api;
   resolve(a.create, "cublasLtCreate");
   resolve(a.destroy, "cublasLtDestroy");
@@ -71,7 +57,8 @@ LoadResult load() {
   resolve(a.preference_set, "cublasLtMatmulPreferenceSetAttribute");
   resolve(a.heuristic, "cublasLtMatmulAlgoGetHeuristic");
   resolve(a.matmul, "cublasLtMatmul");
-  result.ok = !missing;
+  result.ok = library.ok();
+  result.why = library.why();
   return result;
 }
 

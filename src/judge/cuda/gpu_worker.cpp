@@ -1,6 +1,5 @@
 #include "judge/cuda/gpu_worker.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "judge/call_tensors.h"
+#include "judge/candidate_library.h"
 #include "judge/cuda/activity_timer.h"
 #include "judge/cuda/cuda_driver.h"
 #include "judge/shared_buffer.h"
@@ -83,23 +83,16 @@ class GpuWorker {
   }
 
   void unload() {
-    entry_ = nullptr;
     function_ = nullptr;
     if (module_) api_.module_unload(module_);
     module_ = nullptr;
-    if (library_) dlclose(library_);
-    library_ = nullptr;
+    library_.close();
   }
 
   json load_library(const std::string& path) {
     unload();
-    library_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library_) return {{"ok", false}, {"error", fmt::format("dlopen failed: {}", dlerror())}};
-    entry_ = reinterpret_cast<kernelarc_entry_fn>(dlsym(library_, KERNELARC_ENTRY_POINT_NAME));
-    if (!entry_)
-      return {{"ok", false},
-              {"error", fmt::format("the library does not export {} (declare it extern \"C\", or use KERNELARC_CANDIDATE)",
-                                    KERNELARC_ENTRY_POINT_NAME)}};
+    const std::string problem = library_.open(path);
+    if (!problem.empty()) return {{"ok", false}, {"error", problem}};
     return {{"ok", true}};
   }
 
@@ -225,7 +218,8 @@ class GpuWorker {
 
   json call(const json& request) {
     const bool null_call = request.value("null", false);
-    if (!null_call && !entry_ && !(function_ && launch_)) throw std::runtime_error("call before load and bind");
+    const kernelarc_entry_fn entry = library_.entry();
+    if (!null_call && !entry && !(function_ && launch_)) throw std::runtime_error("call before load and bind");
     const CallTensors tensors(inputs_, request.at("inputs"), outputs_, request.at("outputs"), reinterpret_cast<std::byte*>(device_buffer_),
                               device_bytes_, {kDLCUDA, ordinal_});
     check(api_, api_.ctx_synchronize(), "synchronise before the call");
@@ -241,8 +235,8 @@ class GpuWorker {
     const auto host_start = std::chrono::steady_clock::now();
     int rc = 0;
     if (!null_call) {
-      if (entry_) {
-        rc = entry_(tensors.inputs(), tensors.input_count(), tensors.outputs(), tensors.output_count(), stream_);
+      if (entry) {
+        rc = entry(tensors.inputs(), tensors.input_count(), tensors.outputs(), tensors.output_count(), stream_);
       } else if (const CUresult launched = launch_kernel(tensors); launched != CUDA_SUCCESS) {
         check(api_, launched, "cuLaunchKernel");
       }
@@ -291,8 +285,7 @@ class GpuWorker {
   CUdeviceptr flush_buffer_ = 0;
   std::size_t flush_bytes_ = 0;
   unsigned flushes_ = 0;
-  void* library_ = nullptr;
-  kernelarc_entry_fn entry_ = nullptr;
+  CandidateLibrary library_;
   CUmodule module_ = nullptr;
   CUfunction function_ = nullptr;
   std::optional<Launch> launch_;
