@@ -1,0 +1,62 @@
+// The controller's rules (shared/DESIGN.md, "Engine rules"): every judged candidate is rejected, kept as a
+// backup, or, when faster than the incumbent by more than the measured noise and still so when measured
+// again, promoted. Pure decisions over numbers; the run loop does the judging and the recording.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kernelarc::engine {
+
+// A judged candidate reduced to what the rules need.
+struct Measured {
+  std::int64_t candidate_id = 0;
+  bool passed = false;
+  std::string reason;    // why it failed, when it did
+  double time_ns = 0;    // geometric mean over the visible workloads of the per-workload medians
+  double spread = 0;     // the largest (q3 - q1) / median over those workloads: the measurement's own noise
+};
+
+enum class Verdict {
+  rejected,        // failed a check: discarded, its reason becomes a conclusion
+  first,           // the first correct candidate: the incumbent, nothing to beat yet
+  backup,          // correct, not faster beyond noise: kept in the backup pool
+  measure_again,   // faster beyond noise once: judge it again before promotion
+  promoted,        // faster beyond noise twice: the new incumbent
+};
+
+const char* verdict_name(Verdict verdict);
+
+struct ControllerOptions {
+  double min_improvement = 0.01;  // a promotion must also beat the incumbent by this fraction, whatever the noise
+  std::size_t backup_capacity = 16;
+};
+
+class Controller {
+ public:
+  explicit Controller(ControllerOptions options = {}) : options_(options) {}
+
+  // A candidate judged for the first time.
+  Verdict consider(const Measured& measured);
+  // The same candidate judged again after `measure_again`: promoted only if it is still faster beyond noise.
+  Verdict confirm(const Measured& measured_again);
+
+  const std::optional<Measured>& incumbent() const { return incumbent_; }
+  const std::vector<Measured>& backups() const { return backups_; }  // fastest first
+  // The incumbent's time after each judged candidate, for the plateau detector.
+  const std::vector<double>& history() const { return history_; }
+
+ private:
+  bool beats(const Measured& challenger) const;
+  void keep_as_backup(const Measured& measured);
+
+  ControllerOptions options_;
+  std::optional<Measured> incumbent_;
+  std::optional<Measured> pending_;  // waiting for its second measurement
+  std::vector<Measured> backups_;
+  std::vector<double> history_;
+};
+
+}  // namespace kernelarc::engine

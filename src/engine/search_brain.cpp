@@ -1,0 +1,63 @@
+#include "engine/search_brain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace kernelarc::engine {
+
+SearchBrain::SearchBrain(const task::Template& tmpl, std::string strategy, std::uint64_t seed)
+    : template_(tmpl), strategy_(std::move(strategy)), random_(seed) {}
+
+Knobs SearchBrain::defaults(const task::Template& tmpl) {
+  Knobs knobs;
+  for (const auto& knob : tmpl.knobs) knobs[knob.name] = knob.values.front();
+  return knobs;
+}
+
+bool SearchBrain::allowed(const task::Template& tmpl, const Knobs& knobs) {
+  task::Bindings names;
+  for (const auto& [name, value] : knobs) names[name] = static_cast<double>(value);
+  for (const auto& constraint : tmpl.constraints) {
+    const auto variables = constraint.variables();
+    // A constraint over the workload's axes is the judge's to check, per workload.
+    if (!std::all_of(variables.begin(), variables.end(), [&](const std::string& v) { return names.count(v) > 0; })) continue;
+    if (!constraint.evaluate_condition(names)) return false;
+  }
+  return true;
+}
+
+std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<Knobs>& tried) {
+  std::vector<const task::Knob*> mine;
+  for (const auto& knob : template_.knobs)
+    if (knob.strategy == strategy_) mine.push_back(&knob);
+  if (mine.empty()) return std::nullopt;
+
+  // Every neighbour: one of this strategy's knobs set to another of its values.
+  std::vector<std::pair<const task::Knob*, std::int64_t>> moves;
+  for (const auto* knob : mine)
+    for (const auto value : knob->values)
+      if (base.count(knob->name) == 0 || base.at(knob->name) != value) moves.emplace_back(knob, value);
+  std::shuffle(moves.begin(), moves.end(), random_);
+  for (const auto& [knob, value] : moves) {
+    Knobs next = base;
+    next[knob->name] = value;
+    if (tried.count(next) || !allowed(template_, next)) continue;
+    const auto from = base.find(knob->name);
+    return Proposal{next, fmt::format("{} {} -> {} ({}: {})", knob->name, from == base.end() ? std::string("default") : std::to_string(from->second),
+                                      value, strategy_, knob->description.empty() ? "try the neighbour" : knob->description)};
+  }
+  // Every neighbour tried: a random configuration of this strategy's knobs, the others kept.
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    Knobs next = base;
+    for (const auto* knob : mine) next[knob->name] = knob->values[random_() % knob->values.size()];
+    if (tried.count(next) || !allowed(template_, next)) continue;
+    std::string changes;
+    for (const auto* knob : mine) changes += fmt::format("{}{}={}", changes.empty() ? "" : " ", knob->name, next[knob->name]);
+    return Proposal{next, fmt::format("jump to {} ({}: every single step from the incumbent was tried)", changes, strategy_)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace kernelarc::engine

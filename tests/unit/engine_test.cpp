@@ -1,0 +1,170 @@
+// The engine's rules with scripted numbers: promotion only beyond noise and after a second measurement, backups
+// kept, plateaus detected, the board's capacity respected, and the search brain's proposals.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "engine/board.h"
+#include "engine/controller.h"
+#include "engine/plateau.h"
+#include "engine/search_brain.h"
+#include "task/task.h"
+
+namespace kernelarc::engine {
+namespace {
+
+Measured correct(std::int64_t id, double time_ns, double spread = 0.01) { return {id, true, "", time_ns, spread}; }
+
+TEST(ControllerTest, FirstCorrectCandidateIsTheIncumbentAndFailuresAreRejected) {
+  Controller controller;
+  EXPECT_EQ(controller.consider({1, false, "INCORRECT_NUMERICAL", 0, 0}), Verdict::rejected);
+  EXPECT_FALSE(controller.incumbent());
+  EXPECT_EQ(controller.consider(correct(2, 100)), Verdict::first);
+  EXPECT_EQ(controller.incumbent()->candidate_id, 2);
+  EXPECT_EQ(controller.consider({3, false, "TIMEOUT", 0, 0}), Verdict::rejected);
+  EXPECT_EQ(controller.incumbent()->candidate_id, 2);
+  EXPECT_EQ(controller.history(), (std::vector<double>{100, 100}));  // one entry per candidate judged once there was an incumbent
+}
+
+TEST(ControllerTest, AWinInsideTheNoiseIsABackupNotAPromotion) {
+  Controller controller;
+  controller.consider(correct(1, 100, 0.05));
+  EXPECT_EQ(controller.consider(correct(2, 96, 0.01)), Verdict::backup) << "4% faster, but the incumbent's spread is 5%";
+  EXPECT_EQ(controller.consider(correct(3, 97, 0.06)), Verdict::backup);
+  EXPECT_EQ(controller.incumbent()->candidate_id, 1);
+  ASSERT_EQ(controller.backups().size(), 2u);
+  EXPECT_EQ(controller.backups().front().candidate_id, 2) << "fastest backup first";
+}
+
+TEST(ControllerTest, PromotionNeedsASecondMeasurementThatStillWins) {
+  Controller controller;
+  controller.consider(correct(1, 100, 0.02));
+  EXPECT_EQ(controller.consider(correct(2, 80, 0.02)), Verdict::measure_again);
+  EXPECT_EQ(controller.incumbent()->candidate_id, 1) << "not promoted before it is measured again";
+  EXPECT_THROW(controller.consider(correct(3, 50)), std::logic_error);
+  EXPECT_EQ(controller.confirm(correct(2, 85, 0.02)), Verdict::promoted);
+  EXPECT_EQ(controller.incumbent()->candidate_id, 2);
+  EXPECT_DOUBLE_EQ(controller.incumbent()->time_ns, 85) << "the slower of the two measurements";
+  EXPECT_EQ(controller.backups().front().candidate_id, 1) << "the old incumbent becomes a backup";
+  EXPECT_DOUBLE_EQ(controller.history().back(), 85);
+
+  EXPECT_EQ(controller.consider(correct(4, 70, 0.02)), Verdict::measure_again);
+  EXPECT_EQ(controller.confirm(correct(4, 84, 0.02)), Verdict::backup) << "the second measurement is inside the noise";
+  EXPECT_EQ(controller.incumbent()->candidate_id, 2);
+  EXPECT_THROW(controller.confirm(correct(4, 60)), std::logic_error) << "nothing waits for a second measurement";
+}
+
+TEST(ControllerTest, BackupPoolIsCappedAndKeepsTheFastest) {
+  Controller controller({0.01, 3});
+  controller.consider(correct(1, 10));
+  for (int i = 0; i < 6; ++i) controller.consider(correct(10 + i, 20 + i));
+  ASSERT_EQ(controller.backups().size(), 3u);
+  EXPECT_EQ(controller.backups()[0].candidate_id, 10);
+  EXPECT_EQ(controller.backups()[2].candidate_id, 12);
+}
+
+TEST(PlateauTest, TooLittleGainWithinTheWindowIsAPlateau) {
+  const PlateauOptions options{4, 0.05};
+  EXPECT_FALSE(on_plateau({100, 100, 100}, 0, options)) << "fewer candidates than the window";
+  EXPECT_TRUE(on_plateau({100, 100, 99, 98}, 0, options)) << "2% in 4 candidates";
+  EXPECT_FALSE(on_plateau({100, 100, 90, 90}, 0, options));
+  EXPECT_FALSE(on_plateau({100, 100, 100, 100, 100}, 2, options)) << "only 3 candidates since the last forced change";
+  EXPECT_TRUE(on_plateau({100, 100, 100, 100, 100, 100}, 2, options));
+}
+
+Conclusion entry(const std::string& strategy, double effect, const std::string& task = "softmax") {
+  Conclusion c;
+  c.task = task;
+  c.op_type = task;
+  c.strategy = strategy;
+  c.effect = effect;
+  c.change = strategy + " change";
+  return c;
+}
+
+TEST(BoardTest, CapacityZeroKeepsNothingAndUnlimitedKeepsAll) {
+  Board none(0), all(std::nullopt);
+  for (int i = 0; i < 50; ++i) {
+    none.add(entry("tiling", 0.1 * i));
+    all.add(entry("tiling", 0.1 * i));
+  }
+  EXPECT_TRUE(none.entries().empty());
+  EXPECT_TRUE(none.relevant("tiling", "softmax", "softmax", 10).empty());
+  EXPECT_EQ(all.entries().size(), 50u);
+}
+
+TEST(BoardTest, AFullBoardDropsTheEntryThatSaysLeast) {
+  Board board(3);
+  board.add(entry("tiling", 0.30));
+  board.add(entry("precision", 0.00));
+  board.add(entry("fusion", -0.20));
+  board.add(entry("memory", 0.10));
+  ASSERT_EQ(board.entries().size(), 3u);
+  for (const auto& kept : board.entries()) EXPECT_NE(kept.strategy, "precision") << "no effect, so it made room";
+  board.add(entry("algorithmic", 0.01));
+  for (const auto& kept : board.entries()) EXPECT_NE(kept.strategy, "algorithmic") << "the newcomer said least";
+}
+
+TEST(BoardTest, RelevantEntriesPutTheAgentsStrategyAndTaskFirstWithinTheBudget) {
+  Board board(std::nullopt);
+  board.add(entry("tiling", 0.5, "matmul"));
+  board.add(entry("precision", 0.9));
+  board.add(entry("tiling", 0.05));
+  board.add(entry("tiling", 0.2));
+  const auto found = board.relevant("tiling", "softmax", "softmax", 2);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].strategy, "tiling");
+  EXPECT_EQ(found[0].task, "softmax");
+  EXPECT_DOUBLE_EQ(found[0].effect, 0.2) << "larger effect first among equals";
+  EXPECT_DOUBLE_EQ(found[1].effect, 0.05);
+}
+
+task::Template two_knob_template() {
+  task::Template tmpl;
+  tmpl.name = "t";
+  tmpl.knobs = {{"A", {1, 2, 3, 4}, "tiling", "rows per block"}, {"B", {1, 2}, "tiling", ""}, {"C", {0, 1}, "precision", ""}};
+  tmpl.constraints = {task::Expression::parse("A + B <= 5"), task::Expression::parse("rows % A == 0")};
+  return tmpl;
+}
+
+TEST(SearchBrainTest, ChangesOnlyItsOwnKnobsNeverRepeatsAndKeepsTheConstraints) {
+  const auto tmpl = two_knob_template();
+  SearchBrain brain(tmpl, "tiling", 42);
+  const Knobs base = SearchBrain::defaults(tmpl);
+  EXPECT_EQ(base, (Knobs{{"A", 1}, {"B", 1}, {"C", 0}}));
+  std::set<Knobs> tried{base};
+  for (int i = 0; i < 20; ++i) {
+    const auto proposal = brain.propose(base, tried);
+    if (!proposal) break;
+    EXPECT_EQ(proposal->knobs.at("C"), 0) << "C belongs to the precision agent";
+    EXPECT_LE(proposal->knobs.at("A") + proposal->knobs.at("B"), 5) << proposal->hypothesis;
+    EXPECT_FALSE(tried.count(proposal->knobs)) << "proposed twice: " << proposal->hypothesis;
+    EXPECT_FALSE(proposal->hypothesis.empty());
+    tried.insert(proposal->knobs);
+  }
+  // A x B has 8 pairs, one breaks A + B <= 5 (4, 2): with C fixed, 7 configurations in all.
+  EXPECT_EQ(tried.size(), 7u);
+  EXPECT_FALSE(brain.propose(base, tried)) << "nothing left for this strategy";
+  SearchBrain idle(tmpl, "fusion", 42);
+  EXPECT_FALSE(idle.propose(base, {base})) << "a strategy with no knobs in this template proposes nothing";
+}
+
+TEST(SearchBrainTest, TheSameSeedProposesTheSameSequence) {
+  const auto tmpl = two_knob_template();
+  const auto sequence = [&](std::uint64_t seed) {
+    SearchBrain brain(tmpl, "tiling", seed);
+    std::set<Knobs> tried{SearchBrain::defaults(tmpl)};
+    std::vector<Knobs> out;
+    while (auto proposal = brain.propose(SearchBrain::defaults(tmpl), tried)) {
+      out.push_back(proposal->knobs);
+      tried.insert(proposal->knobs);
+    }
+    return out;
+  };
+  EXPECT_EQ(sequence(7), sequence(7));
+  EXPECT_NE(sequence(7), sequence(8));
+}
+
+}  // namespace
+}  // namespace kernelarc::engine
