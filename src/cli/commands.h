@@ -10,5 +10,6 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code);
 CLI::App* add_tasks_command(CLI::App& app, int& exit_code);
 CLI::App* add_calibrate_command(CLI::App& app, int& exit_code);
 CLI::App* add_worker_command(CLI::App& app, int& exit_code);
+CLI::App* add_run_command(CLI::App& app, int& exit_code);
 
 }  // namespace kernelarc::cli

@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "common/hash.h"
+#include "engine/recording.h"
 #include "judge/build_cache.h"
 #include "judge/judge.h"
 #include "store/store.h"
@@ -96,26 +96,6 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
   return source;
 }
 
-json workload_json(const judge::WorkloadVerdict& row) {
-  json out = {{"uuid", row.uuid}, {"held_out", row.held_out}, {"status", judge::status_name(row.status)},
-              {"reason", row.reason}, {"rounds_passed", row.rounds_passed}};
-  if (row.roofline)
-    out["roofline"] = {{"sol_ns", row.roofline->seconds * 1e9}, {"flops", row.roofline->flops}, {"bytes", row.roofline->bytes},
-                       {"bound", row.roofline->bound}};
-  if (row.timing)
-    out["timing"] = {{"median_ns", row.timing->median_ns}, {"min_ns", row.timing->min_ns}, {"q1_ns", row.timing->q1_ns},
-                     {"q3_ns", row.timing->q3_ns}, {"call_overhead_ns", row.timing->call_overhead_ns},
-                     {"wall_per_iteration_ns", row.timing->wall_per_iteration_ns}, {"input_slots", row.timing->input_slots},
-                     {"samples_ns", row.timing->samples_ns}, {"in_process_ns", row.timing->in_process_ns}, {"timer", row.timing->timer}};
-  if (row.timing && !row.timing->event_ns.empty()) {
-    out["timing"]["event_median_ns"] = row.timing->event_median_ns;
-    out["timing"]["event_ns"] = row.timing->event_ns;
-  }
-  if (row.baseline_ns) out["baseline_ns"] = *row.baseline_ns;
-  if (row.score) out["score"] = *row.score;
-  return out;
-}
-
 void print_table(const task::Task& task, const judge::CandidateVerdict& verdict, const task::DevicePeaks& peaks) {
   fmt::print("{} on {} ({}, peaks: {})\n", verdict.name, task.definition.name, peaks.name, peaks.source);
   fmt::print("build: {} in {:.2f} s{}\n", verdict.build.ok ? "ok" : "FAILED", verdict.build.seconds,
@@ -163,33 +143,7 @@ void record(const fs::path& store_path, const task::Task& task, const EvalArgume
     run.seed = judge.seed();
     run.config_json = config.dump();
     run_id = store.begin_run(run);
-    store::CandidateRecord candidate;
-    candidate.run_id = run_id;
-    candidate.name = source.name;
-    candidate.source_hash = common::content_hash(source.source);
-    candidate.source = source.source;
-    candidate.knobs_json = json(source.knobs).dump();
-    candidate.proposer = "user";
-    candidate.build_json = json{{"ok", verdict.build.ok}, {"cache_key", verdict.build.cache_key}, {"cache_hit", verdict.build.cache_hit},
-                                {"seconds", verdict.build.seconds}, {"command", verdict.build.command},
-                                {"diagnostics", verdict.build.diagnostics}}.dump();
-    const auto candidate_id = store.add_candidate(candidate);
-    for (const auto& row : verdict.workloads) {
-      store::VerdictRecord record;
-      record.candidate_id = candidate_id;
-      record.workload_uuid = row.uuid;
-      record.held_out = row.held_out;
-      record.status = std::string(judge::status_name(row.status));
-      record.reason = row.reason;
-      if (row.timing) record.median_ns = row.timing->median_ns, record.samples_ns = row.timing->samples_ns;
-      if (row.roofline) record.sol_ns = row.roofline->seconds * 1e9;
-      record.baseline_ns = row.baseline_ns;
-      record.score = row.score;
-      json details = workload_json(row);
-      if (details.contains("timing")) details["timing"].erase("samples_ns");
-      record.details_json = details.dump();
-      store.add_verdict(record);
-    }
+    engine::record_candidate(store, run_id, source, verdict, {std::nullopt, "user", ""});
     store.finish_run(run_id, verdict.passed() ? "passed" : "failed",
                      json{{"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds}}.dump());
   });
@@ -269,7 +223,7 @@ int run_eval(const EvalArguments& args) {
                              {"cache_key", verdict.build.cache_key}, {"diagnostics", verdict.build.diagnostics}}},
                   {"workloads", json::array()}};
       if (auto mean = verdict.mean_score()) out["mean_score"] = *mean;
-      for (const auto& row : verdict.workloads) out["workloads"].push_back(workload_json(row));
+      for (const auto& row : verdict.workloads) out["workloads"].push_back(engine::workload_json(row));
       std::cout << out.dump(2) << std::endl;
     } else {
       print_table(task, verdict, peaks);

@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "kernelarc 0.1.0");
   int exit_code = 0;
+  kernelarc::cli::add_run_command(app, exit_code);
   kernelarc::cli::add_eval_command(app, exit_code);
   kernelarc::cli::add_tasks_command(app, exit_code);
   kernelarc::cli::add_calibrate_command(app, exit_code);

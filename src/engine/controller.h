@@ -16,7 +16,7 @@ struct Measured {
   bool passed = false;
   std::string reason;    // why it failed, when it did
   double time_ns = 0;    // geometric mean over the visible workloads of the per-workload medians
-  double spread = 0;     // the largest (q3 - q1) / median over those workloads: the measurement's own noise
+  double spread = 0;     // the measurement's own noise, relative: (q3 - q1) / median of a typical workload
 };
 
 enum class Verdict {

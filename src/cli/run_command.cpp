@@ -1,0 +1,189 @@
+// kernelarc run TASK: make the task's kernel faster with a team of search agents, judged, recorded in the store.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "engine/run.h"
+#include "judge/judge.h"
+#include "store/store.h"
+
+namespace kernelarc::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct RunArguments {
+  std::string task;
+  std::string device = "cpu";
+  std::string template_name;
+  int agents = 4;
+  std::string strategies;
+  int budget = 64;
+  std::string time_limit = "0";
+  std::string board_capacity = "unlimited";
+  std::string brain = "search";
+  std::uint64_t seed = 1;
+  std::string store;
+  bool json_output = false;
+  bool quiet = false;
+  int rounds = 5;
+  int warmup = 5;
+  int iterations = 20;
+  std::size_t plateau_window = 16;
+  double plateau_gain = 0.02;
+  CpuPeakOverrides peaks;
+};
+
+// "90", "90s", "15m", "2h" -> seconds.
+std::chrono::seconds parse_duration(const std::string& text) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const long long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (used == 0 || value < 0 || scale < 0)
+    throw std::runtime_error(fmt::format("--time-limit expects a duration such as 600, 90s, 15m or 2h, got \"{}\"", text));
+  return std::chrono::seconds(value * scale);
+}
+
+std::optional<std::size_t> parse_capacity(const std::string& text) {
+  if (text == "unlimited") return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used == text.size() && value >= 0) return static_cast<std::size_t>(value);
+  } catch (const std::exception&) {
+  }
+  throw std::runtime_error(fmt::format("--board-capacity expects 0, a number of entries or unlimited, got \"{}\"", text));
+}
+
+std::vector<std::string> parse_strategies(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    if (item.empty()) continue;
+    const auto& known = task::strategy_names();
+    if (std::find(known.begin(), known.end(), item) == known.end())
+      throw std::runtime_error(fmt::format("unknown strategy \"{}\" (known: {})", item, fmt::join(known, ", ")));
+    out.push_back(item);
+  }
+  return out;
+}
+
+int run_command(const RunArguments& args) {
+  const auto device = parse_device(args.device);
+  if (!device) {
+    fmt::print(stderr, "kernelarc run: unknown device \"{}\" (expected cpu or cuda:N)\n", args.device);
+    return kExitUsage;
+  }
+  if (device->kind == "cuda")
+    if (auto why = cuda_unavailable_reason()) {
+      fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", args.device, *why);
+      return kExitUsage;
+    }
+  if (args.brain != "search") {
+    fmt::print(stderr, "kernelarc run: --brain {} is not available yet; the built-in search brain is (--brain search)\n", args.brain);
+    return kExitUsage;
+  }
+  task::Task task;
+  engine::RunOptions options;
+  try {
+    task = load_task_argument(args.task);
+    options.device = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
+    options.agents = args.agents;
+    options.strategies = parse_strategies(args.strategies);
+    options.budget = args.budget;
+    options.time_limit = parse_duration(args.time_limit);
+    options.board_capacity = parse_capacity(args.board_capacity);
+    options.seed = args.seed;
+    options.template_name = args.template_name;
+    options.plateau = {args.plateau_window, args.plateau_gain};
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "kernelarc run: {}\n", error.what());
+    return kExitUsage;
+  }
+  judge::JudgeOptions judge_options;
+  judge_options.device = options.device;
+  judge_options.rounds = args.rounds;
+  judge_options.warmup = args.warmup;
+  judge_options.iterations = args.iterations;
+  judge_options.seed = args.seed;
+  judge_options.roofline_margin = device->kind == "cpu" ? 2.0 : 1.0;
+  const auto progress = [&](const std::string& line) {
+    if (!args.quiet) fmt::print(stderr, "{}\n", line);
+  };
+  try {
+    judge::CpuCompiler compiler(judge_options.compiler);
+    const auto peaks = device->kind == "cpu" ? cpu_device_peaks(compiler, judge_options.compiler, args.peaks) : gpu_device_peaks(device->ordinal);
+    judge::Judge judge(task, judge_options, peaks);
+    const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
+    auto store = store::Store::open(store_path);
+    engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, store, progress);
+    const auto summary = run.execute();
+    const double speedup = summary.best && summary.best->time_ns > 0 ? summary.start.time_ns / summary.best->time_ns : 0;
+    if (args.json_output) {
+      json agents = json::array();
+      for (const auto& agent : summary.agents) agents.push_back({{"name", agent.name}, {"strategy", agent.strategy}});
+      std::cout << json{{"task", task.definition.name}, {"device", options.device}, {"run_id", summary.run_id}, {"store", store_path.string()},
+                        {"stop_reason", summary.stop_reason}, {"judged", summary.judged}, {"promotions", summary.promotions},
+                        {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
+                        {"best_ns", summary.best ? json(summary.best->time_ns) : json()}, {"best_knobs", summary.best_knobs},
+                        {"speedup", speedup}, {"agents", agents}}
+                       .dump(2)
+                << std::endl;
+    } else {
+      fmt::print("{} on {}: {} candidates judged, {} promotions, {} plateaus; {}\n", task.definition.name, options.device, summary.judged,
+                 summary.promotions, summary.plateaus, summary.stop_reason);
+      if (summary.best)
+        fmt::print("start {:.3f} us -> best {:.3f} us ({:.2f}x), knobs {}\n", summary.start.time_ns / 1e3, summary.best->time_ns / 1e3, speedup,
+                   json(summary.best_knobs).dump());
+      fmt::print("recorded as run {} in {}\n", summary.run_id, store_path.string());
+    }
+    return summary.best ? kExitOk : kExitFailed;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "kernelarc run: {}\n", error.what());
+    return kExitUsage;
+  }
+}
+
+}  // namespace
+
+CLI::App* add_run_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<RunArguments>();
+  auto* command = app.add_subcommand("run", "Make a task's kernel faster with a team of search agents; every candidate judged and recorded");
+  command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)")->required();
+  command->add_option("--device", args->device, "cpu or cuda:N")->envname("KERNELARC_DEVICE")->capture_default_str();
+  command->add_option("--template", args->template_name, "The template to search (default: the first with knobs for the device)");
+  command->add_option("--agents", args->agents, "Agents, each with a strategy")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--strategies", args->strategies, "Comma-separated strategies dealt to the agents (default: those with knobs)");
+  command->add_option("--budget", args->budget, "Candidates to judge, the starting one included")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--time-limit", args->time_limit, "Stop after this long (600, 90s, 15m, 2h; 0: no limit)")->capture_default_str();
+  command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
+  command->add_option("--brain", args->brain, "search (the built-in knob search)")->capture_default_str();
+  command->add_option("--seed", args->seed, "Seed of the agents and the judge's inputs")->envname("KERNELARC_SEED")->capture_default_str();
+  command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
+  command->add_flag("--json", args->json_output, "Print the summary as JSON");
+  command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
+  command->add_option("--rounds", args->rounds, "Correctness rounds per workload")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--warmup", args->warmup, "Untimed calls before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
+  command->add_option("--iterations", args->iterations, "Timed calls per workload")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->capture_default_str();
+  command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->capture_default_str();
+  command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");
+  command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)");
+  command->callback([args, &exit_code] { exit_code = run_command(*args); });
+  return command;
+}
+
+}  // namespace kernelarc::cli

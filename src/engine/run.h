@@ -1,0 +1,82 @@
+// One optimisation run: agents (a strategy and a brain each) propose candidates from the incumbent, the judge
+// decides, the controller promotes or keeps, the board collects conclusions, a plateau forces a change, and
+// every step is recorded in the store. This first version runs the built-in search brain with its agents
+// taking turns in a fixed order, so a run is reproducible given the judge's numbers.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/board.h"
+#include "engine/controller.h"
+#include "engine/plateau.h"
+#include "engine/search_brain.h"
+#include "judge/judge.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace kernelarc::engine {
+
+struct RunOptions {
+  std::string device = "cpu";
+  int agents = 4;
+  std::vector<std::string> strategies;          // empty: the template's strategies that own knobs, dealt out in turn
+  int budget = 64;                              // candidates judged, the starting one included (second measurements not counted)
+  std::chrono::seconds time_limit{0};           // 0: none
+  std::optional<std::size_t> board_capacity;    // nullopt: unlimited
+  std::uint64_t seed = 1;
+  PlateauOptions plateau;
+  ControllerOptions controller;
+  std::string template_name;                    // empty: the task's first template for the device that has knobs
+};
+
+struct Agent {
+  std::string name;       // "agent-1"
+  std::string strategy;
+};
+
+struct RunSummary {
+  std::int64_t run_id = 0;
+  std::string stop_reason;
+  int judged = 0;
+  int promotions = 0;
+  int plateaus = 0;
+  Measured start;                    // the starting candidate
+  std::optional<Measured> best;      // the incumbent at the end
+  Knobs best_knobs;
+  std::vector<Agent> agents;
+};
+
+// Judges one candidate; the real one wraps judge::Judge, tests script it.
+using JudgeFunction = std::function<judge::CandidateVerdict(const judge::CandidateSource&)>;
+using ProgressCallback = std::function<void(const std::string& line)>;
+
+class Run {
+ public:
+  Run(const task::Task& task, RunOptions options, JudgeFunction judge, store::Store& store, ProgressCallback progress = {});
+  RunSummary execute();
+
+  // A verdict reduced to the controller's numbers: the geometric mean of the visible workloads' medians and the
+  // median of their relative spreads (interquartile range over median).
+  static Measured measure(std::int64_t candidate_id, const judge::CandidateVerdict& verdict);
+
+ private:
+  judge::CandidateSource source_for(const Knobs& knobs) const;
+  std::int64_t record(const judge::CandidateSource& source, const judge::CandidateVerdict& verdict, std::optional<std::int64_t> parent,
+                      const std::string& proposer, const std::string& hypothesis);
+  void event(const std::string& kind, const nlohmann::json& payload);
+
+  const task::Task& task_;
+  RunOptions options_;
+  JudgeFunction judge_;
+  store::Store& store_;
+  ProgressCallback progress_;
+  const task::Template* template_ = nullptr;
+  std::int64_t run_id_ = 0;
+};
+
+}  // namespace kernelarc::engine

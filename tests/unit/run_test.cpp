@@ -1,0 +1,141 @@
+// A run with the search brain against a scripted judge (times from a formula over the knobs): the loop, the
+// store records, budgets, rejections, plateaus and reproducibility, without compiling anything.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "engine/run.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace kernelarc::engine {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// Time falls with ROWS_PER_STEP and with ONE_PASS; ROWS_PER_STEP=2 with ONE_PASS=1 is wrong.
+judge::CandidateVerdict scripted(const judge::CandidateSource& source, double noise = 0.0) {
+  judge::CandidateVerdict verdict;
+  verdict.name = source.name;
+  verdict.build.ok = true;
+  const auto rows = source.knobs.at("ROWS_PER_STEP"), one_pass = source.knobs.at("ONE_PASS");
+  judge::WorkloadVerdict row;
+  row.uuid = "w";
+  if (rows == 2 && one_pass == 1) {
+    row.status = judge::Status::incorrect_numerical;
+    row.reason = "output 'y': 3 of 10 values outside tolerance";
+  } else {
+    judge::TimingStats timing;
+    timing.median_ns = 1000.0 / static_cast<double>(rows) * (one_pass ? 0.8 : 1.0);
+    timing.q1_ns = timing.median_ns * (1 - noise);
+    timing.q3_ns = timing.median_ns * (1 + noise);
+    row.timing = timing;
+  }
+  verdict.workloads.push_back(row);
+  return verdict;
+}
+
+class RunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "kernelarc-run-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    task_ = task::load_task(fs::path(KERNELARC_TASKS) / "softmax");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  RunSummary run(RunOptions options, const std::string& store_name = "runs.db") {
+    auto store = store::Store::open(dir_ / store_name);
+    engine::Run optimisation(task_, options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, store);
+    return optimisation.execute();
+  }
+  std::vector<std::string> decisions(std::int64_t run_id, const std::string& store_name = "runs.db") {
+    auto store = store::Store::open(dir_ / store_name);
+    std::vector<std::string> out;
+    for (const auto& e : store.events(run_id)) {
+      const auto payload = nlohmann::json::parse(e.payload_json);
+      out.push_back(e.kind + (payload.contains("knobs") ? payload["knobs"].dump() + payload["decision"].get<std::string>() : ""));
+    }
+    return out;
+  }
+
+  fs::path dir_;
+  task::Task task_;
+};
+
+TEST_F(RunTest, FindsTheFastestConfigurationAndRecordsEveryStep) {
+  RunOptions options;
+  options.agents = 2;
+  options.budget = 64;
+  const auto summary = run(options);
+  EXPECT_THAT(summary.stop_reason, HasSubstr("every agent has tried"));
+  EXPECT_EQ(summary.judged, 6) << "2 x 3 configurations";
+  ASSERT_TRUE(summary.best);
+  EXPECT_EQ(summary.best_knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}}));
+  EXPECT_NEAR(summary.best->time_ns, 200.0, 1e-9);
+  EXPECT_GE(summary.promotions, 1);
+
+  auto store = store::Store::open(dir_ / "runs.db");
+  EXPECT_EQ(store.candidates(summary.run_id).size(), 6u);
+  const auto conclusions = store.conclusions("softmax");
+  EXPECT_EQ(conclusions.size(), 5u) << "one per candidate after the start";
+  EXPECT_TRUE(std::any_of(conclusions.begin(), conclusions.end(),
+                          [](const store::ConclusionRecord& c) { return c.outcome == "rejected: INCORRECT_NUMERICAL"; }));
+  const auto runs = store.runs();
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs.front().status, "finished");
+  const auto kinds = decisions(summary.run_id);
+  EXPECT_EQ(kinds.front(), "run_started");
+  EXPECT_EQ(kinds.back(), "run_finished");
+}
+
+TEST_F(RunTest, TheBudgetStopsTheRun) {
+  RunOptions options;
+  options.budget = 3;
+  const auto summary = run(options);
+  EXPECT_EQ(summary.judged, 3);
+  EXPECT_THAT(summary.stop_reason, HasSubstr("budget of 3"));
+}
+
+TEST_F(RunTest, TheSameSeedMakesTheSameDecisions) {
+  RunOptions options;
+  options.agents = 4;
+  options.seed = 11;
+  const auto first = run(options, "a.db");
+  const auto second = run(options, "b.db");
+  EXPECT_EQ(decisions(first.run_id, "a.db"), decisions(second.run_id, "b.db"));
+  options.seed = 12;
+  const auto other = run(options, "c.db");
+  EXPECT_EQ(other.best_knobs, first.best_knobs) << "another order, the same optimum";
+}
+
+TEST_F(RunTest, APlateauForcesAChangeAndIsAnEvent) {
+  RunOptions options;
+  options.agents = 2;
+  options.plateau = {2, 0.5};  // half the time gone every two candidates: never met, so plateaus happen
+  const auto summary = run(options);
+  EXPECT_GE(summary.plateaus, 1);
+  const auto kinds = decisions(summary.run_id);
+  EXPECT_TRUE(std::find(kinds.begin(), kinds.end(), "plateau") != kinds.end());
+}
+
+TEST_F(RunTest, AFailingStartingCandidateEndsTheRunWithItsReason) {
+  auto store = store::Store::open(dir_ / "runs.db");
+  engine::Run failing(task_, {}, [](const judge::CandidateSource& source) {
+    auto verdict = scripted(source);
+    verdict.workloads.front().status = judge::Status::compile_error;
+    verdict.workloads.front().reason = "expected ';'";
+    verdict.workloads.front().timing.reset();
+    return verdict;
+  }, store);
+  const auto summary = failing.execute();
+  EXPECT_THAT(summary.stop_reason, HasSubstr("the starting candidate failed: COMPILE_ERROR"));
+  EXPECT_EQ(store.runs().front().status, "failed");
+}
+
+}  // namespace
+}  // namespace kernelarc::engine
