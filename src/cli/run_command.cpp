@@ -21,6 +21,7 @@ namespace {
 
 struct RunArguments {
   std::string task;
+  std::int64_t resume = 0;
   std::string device = "cpu";
   std::string template_name;
   int agents = 4;
@@ -98,39 +99,58 @@ int run_command(const RunArguments& args) {
   }
   task::Task task;
   engine::RunOptions options;
+  const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
+  std::optional<store::Store> store;
   try {
-    task = load_task_argument(args.task);
-    options.device = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
-    options.agents = args.agents;
-    options.strategies = parse_strategies(args.strategies);
-    options.budget = args.budget;
-    options.time_limit = parse_duration(args.time_limit);
-    options.board_capacity = parse_capacity(args.board_capacity);
-    options.seed = args.seed;
-    options.template_name = args.template_name;
-    options.plateau = {args.plateau_window, args.plateau_gain};
+    store.emplace(store::Store::open(store_path));
+    if (args.resume > 0) {
+      // The run's own settings and task, from the store: only the judge's protocol comes from this command line.
+      const auto record = store->run(args.resume);
+      if (!record || record->kind != "run") throw std::runtime_error(fmt::format("{} has no run {}", store_path.string(), args.resume));
+      const auto task_record = store->task(record->task_id);
+      task = task::load_task(task_record->path);
+      if (task.content_hash != task_record->definition_hash)
+        throw std::runtime_error(fmt::format("the task at {} changed since run {} started", task_record->path, args.resume));
+      options = engine::run_options_from_store(*record);
+    } else {
+      task = load_task_argument(args.task);
+      options.device = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
+      options.agents = args.agents;
+      options.strategies = parse_strategies(args.strategies);
+      options.budget = args.budget;
+      options.time_limit = parse_duration(args.time_limit);
+      options.board_capacity = parse_capacity(args.board_capacity);
+      options.seed = args.seed;
+      options.template_name = args.template_name;
+      options.plateau = {args.plateau_window, args.plateau_gain};
+    }
   } catch (const std::exception& error) {
     fmt::print(stderr, "kernelarc run: {}\n", error.what());
     return kExitUsage;
   }
+  const bool on_cpu = options.device == "cpu";  // a resumed run judges where it started
+  if (!on_cpu)
+    if (auto why = cuda_unavailable_reason()) {
+      fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", options.device, *why);
+      return kExitUsage;
+    }
   judge::JudgeOptions judge_options;
   judge_options.device = options.device;
   judge_options.rounds = args.rounds;
   judge_options.warmup = args.warmup;
   judge_options.iterations = args.iterations;
-  judge_options.seed = args.seed;
-  judge_options.roofline_margin = device->kind == "cpu" ? 2.0 : 1.0;
+  judge_options.seed = options.seed;
+  judge_options.roofline_margin = on_cpu ? 2.0 : 1.0;
   const auto progress = [&](const std::string& line) {
     if (!args.quiet) fmt::print(stderr, "{}\n", line);
   };
   try {
     judge::CpuCompiler compiler(judge_options.compiler);
-    const auto peaks = device->kind == "cpu" ? cpu_device_peaks(compiler, judge_options.compiler, args.peaks) : gpu_device_peaks(device->ordinal);
+    const auto peaks = on_cpu ? cpu_device_peaks(compiler, judge_options.compiler, args.peaks)
+                              : gpu_device_peaks(parse_device(options.device)->ordinal);
     judge::Judge judge(task, judge_options, peaks);
-    const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
-    auto store = store::Store::open(store_path);
-    engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, store, progress);
-    const auto summary = run.execute();
+    engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, *store, progress);
+    const auto summary = args.resume > 0 ? run.resume(args.resume) : run.execute();
     const double speedup = summary.best && summary.best->time_ns > 0 ? summary.start.time_ns / summary.best->time_ns : 0;
     if (args.json_output) {
       json agents = json::array();
@@ -162,7 +182,9 @@ int run_command(const RunArguments& args) {
 CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArguments>();
   auto* command = app.add_subcommand("run", "Make a task's kernel faster with a team of search agents; every candidate judged and recorded");
-  command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)")->required();
+  auto* task_option = command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)");
+  auto* resume_option = command->add_option("--resume", args->resume, "Continue run RUN_ID of the store where it stopped (its own settings)");
+  task_option->excludes(resume_option);
   command->add_option("--device", args->device, "cpu or cuda:N")->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_option("--template", args->template_name, "The template to search (default: the first with knobs for the device)");
   command->add_option("--agents", args->agents, "Agents, each with a strategy")->check(CLI::PositiveNumber)->capture_default_str();
@@ -182,6 +204,9 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->capture_default_str();
   command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");
   command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)");
+  command->parse_complete_callback([args, task_option, resume_option] {
+    if (task_option->count() == 0 && resume_option->count() == 0) throw CLI::RequiredError("TASK or --resume RUN_ID");
+  });
   command->callback([args, &exit_code] { exit_code = run_command(*args); });
   return command;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "common/hash.h"
 #include "engine/recording.h"
@@ -25,8 +26,27 @@ std::string first_line(const std::string& text) {
 
 }  // namespace
 
+// Everything a run decides from, rebuilt from the store on resume.
+struct Run::State {
+  Controller controller;
+  Board board;
+  RunSummary summary;
+  std::vector<std::string> strategies;
+  std::vector<SearchBrain> brains;
+  std::set<Knobs> tried;
+  std::vector<Knobs> knobs_of;              // by the run's candidate number (1 = the starting candidate)
+  std::vector<std::int64_t> store_id_of;    // the same numbering: the candidate's id in the store
+  std::size_t since_plateau = 0;
+  std::size_t turn = 0;
+  std::optional<Knobs> restart_from;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
+};
+
 Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, store::Store& store, ProgressCallback progress)
     : task_(task), options_(std::move(options)), judge_(std::move(judge)), store_(store), progress_(std::move(progress)) {}
+
+Run::~Run() = default;
 
 Measured Run::measure(std::int64_t candidate_id, const judge::CandidateVerdict& verdict) {
   Measured measured;
@@ -66,166 +86,262 @@ judge::CandidateSource Run::source_for(const Knobs& knobs) const {
   return source;
 }
 
-std::int64_t Run::record(const judge::CandidateSource& source, const judge::CandidateVerdict& verdict, std::optional<std::int64_t> parent,
-                         const std::string& proposer, const std::string& hypothesis) {
-  std::int64_t id = 0;
-  store_.transaction([&] { id = record_candidate(store_, run_id_, source, verdict, {parent, proposer, hypothesis}); });
-  return id;
-}
+void Run::event(const std::string& kind, const json& payload) { store_.add_event({0, run_id_, kind, payload.dump(), ""}); }
 
-void Run::event(const std::string& kind, const json& payload) {
-  store_.add_event({0, run_id_, kind, payload.dump(), ""});
-}
-
-RunSummary Run::execute() {
-  const auto say = [&](const std::string& line) {
-    if (progress_) progress_(line);
-  };
+void Run::choose_template() {
   const std::string device_kind = options_.device == "cpu" ? "cpu" : "cuda";
   for (const auto& tmpl : task_.definition.templates)
     if (options_.template_name.empty() ? (tmpl.device == device_kind && !tmpl.knobs.empty()) : tmpl.name == options_.template_name) {
       template_ = &tmpl;
-      break;
+      return;
     }
-  if (!template_)
-    throw std::runtime_error(options_.template_name.empty()
-                                 ? fmt::format("task {} has no {} template with knobs to search", task_.definition.name, device_kind)
-                                 : fmt::format("task {} has no template named \"{}\"", task_.definition.name, options_.template_name));
+  throw std::runtime_error(options_.template_name.empty()
+                               ? fmt::format("task {} has no {} template with knobs to search", task_.definition.name, device_kind)
+                               : fmt::format("task {} has no template named \"{}\"", task_.definition.name, options_.template_name));
+}
+
+void Run::deal_strategies(const std::vector<std::string>& strategies, std::uint64_t seed_offset) {
+  State& st = *state_;
+  st.strategies = strategies;
+  st.summary.agents.clear();
+  st.brains.clear();
+  for (int i = 0; i < options_.agents; ++i) {
+    st.summary.agents.push_back({fmt::format("agent-{}", i + 1), strategies[static_cast<std::size_t>(i) % strategies.size()]});
+    st.brains.emplace_back(*template_, st.summary.agents.back().strategy,
+                           common::mix64(options_.seed + seed_offset + static_cast<std::uint64_t>(i)));
+  }
+}
+
+namespace {
+
+json measured_json(const Measured& m) { return {{"passed", m.passed}, {"reason", m.reason}, {"time_ns", m.time_ns}, {"spread", m.spread}}; }
+
+Measured measured_from(std::int64_t number, const json& j) {
+  return {number, j.at("passed").get<bool>(), j.at("reason").get<std::string>(), j.at("time_ns").get<double>(), j.at("spread").get<double>()};
+}
+
+}  // namespace
+
+Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis) {
+  State& st = *state_;
+  const auto number = static_cast<std::int64_t>(st.knobs_of.size());
+  const std::optional<std::int64_t> parent =
+      st.controller.incumbent() ? std::optional(st.store_id_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]) : std::nullopt;
+  const double incumbent_ns = st.controller.incumbent() ? st.controller.incumbent()->time_ns : 0;
+  const auto source = source_for(knobs);
+  const auto verdict = judge_(source);
+  const Measured measured = measure(number, verdict);
+  Verdict decision = st.controller.consider(measured);
+  std::optional<judge::CandidateVerdict> again;
+  std::optional<Measured> measured_again;
+  if (decision == Verdict::measure_again) {
+    if (progress_) progress_(fmt::format("  {} looks faster ({:.2f} us): measuring it again", source.name, measured.time_ns / 1e3));
+    again = judge_(source);
+    measured_again = measure(number, *again);
+    decision = st.controller.confirm(*measured_again);
+  }
+  st.tried.insert(knobs);
+  st.knobs_of.push_back(knobs);
+  ++st.summary.judged;
+  if (proposer == "start") st.summary.start = measured;
+  if (decision == Verdict::promoted) ++st.summary.promotions;
+
+  const double effect = measured.passed && incumbent_ns > 0 ? (incumbent_ns - measured.time_ns) / incumbent_ns : 0;
+  std::string outcome = verdict_name(decision), lesson;
+  if (decision == Verdict::rejected) {
+    outcome = "rejected: " + measured.reason.substr(0, measured.reason.find(' '));
+    lesson = fmt::format("{} fails: {}", hypothesis, measured.reason);
+  } else if (decision == Verdict::promoted) {
+    lesson = fmt::format("{} is {:.1f}% faster: keep it", hypothesis, 100 * effect);
+  } else if (measured_again) {
+    lesson = fmt::format("{} was {:.1f}% faster once, not when measured again: noise", hypothesis, 100 * effect);
+  } else {
+    lesson = fmt::format("{} is correct but {:+.1f}% (not faster beyond the noise)", hypothesis, 100 * effect);
+  }
+  // One transaction per candidate: a kill at any moment leaves all of it in the store or none of it.
+  std::int64_t id = 0;
+  store_.transaction([&] {
+    id = record_candidate(store_, run_id_, source, verdict, {parent, proposer, hypothesis});
+    if (again) record_measurement(store_, id, *again, "second measurement before promotion");
+    json payload = {{"number", number}, {"candidate", id}, {"agent", proposer}, {"strategy", strategy}, {"knobs", knobs},
+                    {"decision", verdict_name(decision)}, {"measured", measured_json(measured)}, {"time_ns", measured.time_ns}};
+    if (measured_again) payload["measured_again"] = measured_json(*measured_again);
+    event("judged", payload);
+    if (decision == Verdict::first) return;
+    Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, outcome, effect, lesson, 0};
+    st.board.add(conclusion);
+    store_.add_conclusion({0, run_id_, conclusion.task, conclusion.workload_class, conclusion.strategy, conclusion.change,
+                           conclusion.outcome, conclusion.effect, conclusion.lesson, ""});
+    if (decision == Verdict::promoted)
+      event("promoted", {{"candidate", id}, {"agent", proposer}, {"from_ns", incumbent_ns}, {"to_ns", st.controller.incumbent()->time_ns}});
+  });
+  st.store_id_of.push_back(id);
+  if (progress_)
+    progress_(fmt::format("  [{}/{}] {} {}: {} ({})", st.summary.judged, options_.budget, proposer, source.name, verdict_name(decision),
+                          measured.passed ? fmt::format("{:.2f} us", measured.time_ns / 1e3) : measured.reason));
+  return decision;
+}
+
+RunSummary Run::finish(const std::string& status, const std::string& reason) {
+  State& st = *state_;
+  RunSummary& summary = st.summary;
+  summary.run_id = run_id_;
+  summary.stop_reason = reason;
+  if (const auto& best = st.controller.incumbent()) {
+    summary.best = *best;
+    summary.best_knobs = st.knobs_of[static_cast<std::size_t>(best->candidate_id)];
+  }
+  const json result = {{"stop_reason", reason}, {"judged", summary.judged}, {"promotions", summary.promotions},
+                       {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
+                       {"best_ns", summary.best ? json(summary.best->time_ns) : json()},
+                       {"best_candidate", summary.best ? json(st.store_id_of[static_cast<std::size_t>(summary.best->candidate_id)]) : json()},
+                       {"best_knobs", summary.best_knobs}};
+  store_.transaction([&] {
+    event("run_finished", result);
+    store_.finish_run(run_id_, status, result.dump());
+  });
+  if (progress_) progress_(fmt::format("run {} {}: {}", run_id_, status, reason));
+  return summary;
+}
+
+RunSummary Run::execute() {
+  choose_template();
   std::vector<std::string> strategies = options_.strategies;
   if (strategies.empty())
     for (const auto& name : task::strategy_names())
       if (std::any_of(template_->knobs.begin(), template_->knobs.end(), [&](const task::Knob& k) { return k.strategy == name; }))
         strategies.push_back(name);
   if (strategies.empty() || options_.agents < 1) throw std::runtime_error("a run needs at least one agent and one strategy");
-
-  RunSummary summary;
-  std::vector<SearchBrain> brains;
-  for (int i = 0; i < options_.agents; ++i) {
-    summary.agents.push_back({fmt::format("agent-{}", i + 1), strategies[static_cast<std::size_t>(i) % strategies.size()]});
-    brains.emplace_back(*template_, summary.agents.back().strategy, common::mix64(options_.seed + static_cast<std::uint64_t>(i)));
-  }
+  state_ = std::make_unique<State>(options_);
+  deal_strategies(strategies, 0);
 
   const json config = {{"device", options_.device}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
                        {"time_limit_s", options_.time_limit.count()}, {"template", template_->name},
                        {"board_capacity", options_.board_capacity ? json(*options_.board_capacity) : json("unlimited")},
-                       {"plateau", {{"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain}}}};
+                       {"plateau", {{"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain}}},
+                       {"min_improvement", options_.controller.min_improvement}, {"backup_capacity", options_.controller.backup_capacity}};
+  json agents = json::array();
+  for (const auto& agent : state_->summary.agents) agents.push_back({{"name", agent.name}, {"strategy", agent.strategy}});
   store_.transaction([&] {
     const auto task_id = store_.upsert_task({0, task_.definition.name, task_.directory.string(), task_.content_hash, task_.definition_json});
     run_id_ = store_.begin_run({0, task_id, "run", options_.device, options_.seed, config.dump(), "running", "{}", "", ""});
+    event("run_started", {{"config", config}, {"agents", agents}});
   });
-  summary.run_id = run_id_;
-  json agents_json = json::array();
-  for (const auto& agent : summary.agents) agents_json.push_back({{"name", agent.name}, {"strategy", agent.strategy}});
-  event("run_started", {{"config", config}, {"agents", agents_json}});
+  state_->summary.run_id = run_id_;
 
-  Controller controller(options_.controller);
-  Board board(options_.board_capacity);
-  std::map<std::int64_t, Knobs> knobs_of;
-  std::set<Knobs> tried;
-  const auto started = std::chrono::steady_clock::now();
-  const auto finish = [&](const std::string& status, const std::string& reason) {
-    summary.stop_reason = reason;
-    if (const auto& best = controller.incumbent()) summary.best = *best, summary.best_knobs = knobs_of[best->candidate_id];
-    const json result = {{"stop_reason", reason}, {"judged", summary.judged}, {"promotions", summary.promotions},
-                         {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
-                         {"best_ns", summary.best ? json(summary.best->time_ns) : json()},
-                         {"best_candidate", summary.best ? json(summary.best->candidate_id) : json()}, {"best_knobs", summary.best_knobs}};
-    event("run_finished", result);
-    store_.finish_run(run_id_, status, result.dump());
-    say(fmt::format("run {} {}: {}", run_id_, status, reason));
-    return summary;
-  };
+  if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
+  const Verdict first = judge_and_record(SearchBrain::defaults(*template_), "start", "", "the template's knobs at their first values");
+  if (first != Verdict::first) return finish("failed", "the starting candidate failed: " + state_->summary.start.reason);
+  return loop();
+}
 
-  // The starting candidate: the template's defaults.
-  const Knobs start = SearchBrain::defaults(*template_);
-  tried.insert(start);
-  say(fmt::format("judging the starting candidate ({})", template_->name));
-  const auto first = judge_(source_for(start));
-  const auto first_id = record(source_for(start), first, std::nullopt, "start", "the template's knobs at their first values");
-  knobs_of[first_id] = start;
-  summary.judged = 1;
-  summary.start = measure(first_id, first);
-  if (controller.consider(summary.start) != Verdict::first) return finish("failed", "the starting candidate failed: " + summary.start.reason);
-  say(fmt::format("start: {:.2f} us", summary.start.time_ns / 1e3));
+RunSummary Run::resume(std::int64_t run_id) {
+  const auto record = store_.run(run_id);
+  if (!record || record->kind != "run") throw std::runtime_error(fmt::format("the store has no run {}", run_id));
+  if (record->status != "running") throw std::runtime_error(fmt::format("run {} is already {}", run_id, record->status));
+  run_id_ = run_id;
+  choose_template();
+  state_ = std::make_unique<State>(options_);
+  State& st = *state_;
+  st.summary.run_id = run_id;
+  int resumes = 0;
+  std::vector<std::string> strategies;
+  // Replay: the controller is a pure function of the measurements, so the same measurements rebuild the same state.
+  for (const auto& e : store_.events(run_id)) {
+    const json payload = json::parse(e.payload_json);
+    if (e.kind == "run_started") {
+      strategies = payload.at("config").at("strategies").get<std::vector<std::string>>();
+    } else if (e.kind == "run_resumed") {
+      ++resumes;
+    } else if (e.kind == "plateau") {
+      ++st.summary.plateaus;
+      st.since_plateau = payload.at("history_size").get<std::size_t>();
+      strategies = payload.at("strategies").get<std::vector<std::string>>();
+    } else if (e.kind == "judged") {
+      const auto number = payload.at("number").get<std::int64_t>();
+      const Knobs knobs = payload.at("knobs").get<Knobs>();
+      Verdict decision = st.controller.consider(measured_from(number, payload.at("measured")));
+      if (decision == Verdict::measure_again) decision = st.controller.confirm(measured_from(number, payload.at("measured_again")));
+      if (verdict_name(decision) != payload.at("decision").get<std::string>())
+        throw std::runtime_error(fmt::format("run {} cannot be replayed: candidate {} was {}, the replay says {}", run_id, number,
+                                             payload.at("decision").get<std::string>(), verdict_name(decision)));
+      if (payload.at("agent") == "start") st.summary.start = measured_from(number, payload.at("measured"));
+      if (decision == Verdict::promoted) ++st.summary.promotions;
+      st.tried.insert(knobs);
+      st.knobs_of.push_back(knobs);
+      st.store_id_of.push_back(payload.at("candidate").get<std::int64_t>());
+      ++st.summary.judged;
+      if (payload.at("agent") != "start") ++st.turn;
+    }
+  }
+  if (strategies.empty()) throw std::runtime_error(fmt::format("run {} has no run_started event", run_id));
+  auto conclusions = store_.conclusions(task_.definition.name);
+  std::reverse(conclusions.begin(), conclusions.end());
+  for (const auto& c : conclusions)
+    if (c.run_id == run_id) st.board.add({c.task, task_.definition.op_type, c.workload_class, c.strategy, c.change, c.outcome, c.effect, c.lesson, 0});
+  deal_strategies(strategies, 7919u * static_cast<std::uint64_t>(resumes + 1));
+  event("run_resumed", {{"judged", st.summary.judged}, {"promotions", st.summary.promotions}});
+  if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
+  if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
+  return loop();
+}
 
-  std::size_t since_plateau = 0, turn = 0, idle = 0;
-  std::optional<Knobs> restart_from;
+RunSummary Run::loop() {
+  State& st = *state_;
+  std::size_t idle = 0;
   for (;;) {
-    if (summary.judged >= options_.budget) return finish("finished", fmt::format("budget of {} candidates spent", options_.budget));
-    if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - started >= options_.time_limit)
+    if (st.summary.judged >= options_.budget) return finish("finished", fmt::format("budget of {} candidates spent", options_.budget));
+    if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= options_.time_limit)
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));
-    const std::size_t index = turn++ % summary.agents.size();
-    const Agent& agent = summary.agents[index];
-    const std::int64_t parent = controller.incumbent()->candidate_id;
-    const Knobs base = restart_from ? *restart_from : knobs_of[parent];
-    const auto proposal = brains[index].propose(base, tried);
-    restart_from.reset();
+    const std::size_t index = st.turn++ % st.summary.agents.size();
+    const Agent agent = st.summary.agents[index];
+    const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+    const auto proposal = st.brains[index].propose(base, st.tried);
+    st.restart_from.reset();
     if (!proposal) {
-      if (++idle >= summary.agents.size()) return finish("finished", "every agent has tried every configuration it can reach");
+      if (++idle >= st.summary.agents.size()) return finish("finished", "every agent has tried every configuration it can reach");
       continue;
     }
     idle = 0;
-    tried.insert(proposal->knobs);
-    const auto source = source_for(proposal->knobs);
-    const auto verdict = judge_(source);
-    ++summary.judged;
-    const auto id = record(source, verdict, parent, agent.name, proposal->hypothesis);
-    knobs_of[id] = proposal->knobs;
-    const Measured measured = measure(id, verdict);
-    const double incumbent_ns = controller.incumbent()->time_ns;
-    Verdict decision = controller.consider(measured);
-    const bool measured_twice = decision == Verdict::measure_again;
-    if (measured_twice) {
-      say(fmt::format("  {} looks faster ({:.2f} us): measuring it again", source.name, measured.time_ns / 1e3));
-      const auto again = judge_(source);
-      store_.transaction([&] { record_measurement(store_, id, again, "second measurement before promotion"); });
-      decision = controller.confirm(measure(id, again));
-    }
-    const double effect = measured.passed && incumbent_ns > 0 ? (incumbent_ns - measured.time_ns) / incumbent_ns : 0;
-    std::string outcome = verdict_name(decision), lesson;
-    if (decision == Verdict::rejected) {
-      outcome = "rejected: " + measured.reason.substr(0, measured.reason.find(' '));
-      lesson = fmt::format("{} fails: {}", proposal->hypothesis, measured.reason);
-    } else if (decision == Verdict::promoted) {
-      ++summary.promotions;
-      lesson = fmt::format("{} is {:.1f}% faster: keep it", proposal->hypothesis, 100 * effect);
-      event("promoted", {{"candidate", id}, {"agent", agent.name}, {"from_ns", incumbent_ns}, {"to_ns", controller.incumbent()->time_ns}});
-    } else if (measured_twice) {
-      lesson = fmt::format("{} was {:.1f}% faster once, not when measured again: noise", proposal->hypothesis, 100 * effect);
-    } else {
-      lesson = fmt::format("{} is correct but {:+.1f}% (not faster beyond the noise)", proposal->hypothesis, 100 * effect);
-    }
-    Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", agent.strategy, proposal->hypothesis, outcome, effect, lesson, 0};
-    board.add(conclusion);
-    store_.add_conclusion({0, run_id_, conclusion.task, conclusion.workload_class, conclusion.strategy, conclusion.change,
-                           conclusion.outcome, conclusion.effect, conclusion.lesson, ""});
-    event("judged", {{"candidate", id}, {"agent", agent.name}, {"strategy", agent.strategy}, {"decision", verdict_name(decision)},
-                     {"time_ns", measured.time_ns}, {"knobs", proposal->knobs}});
-    say(fmt::format("  [{}/{}] {} {}: {} ({})", summary.judged, options_.budget, agent.name, source.name, verdict_name(decision),
-                    measured.passed ? fmt::format("{:.2f} us", measured.time_ns / 1e3) : measured.reason));
+    judge_and_record(proposal->knobs, agent.name, agent.strategy, proposal->hypothesis);
 
-    if (on_plateau(controller.history(), since_plateau, options_.plateau)) {
+    if (on_plateau(st.controller.history(), st.since_plateau, options_.plateau)) {
       // A forced change: every agent takes the next agent's strategy, and the next proposal starts from the best backup.
-      ++summary.plateaus;
-      since_plateau = controller.history().size();
-      std::rotate(strategies.begin(), strategies.begin() + 1, strategies.end());
-      brains.clear();
-      for (std::size_t i = 0; i < summary.agents.size(); ++i) {
-        summary.agents[i].strategy = strategies[i % strategies.size()];
-        brains.emplace_back(*template_, summary.agents[i].strategy,
-                            common::mix64(options_.seed + 1000 * static_cast<std::uint64_t>(summary.plateaus) + i));
-      }
+      ++st.summary.plateaus;
+      st.since_plateau = st.controller.history().size();
+      std::vector<std::string> rotated = st.strategies;
+      std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
+      deal_strategies(rotated, 1000u * static_cast<std::uint64_t>(st.summary.plateaus));
       json action = {{"strategies_rotated", true}};
-      if (!controller.backups().empty()) {
-        restart_from = knobs_of[controller.backups().front().candidate_id];
-        action["restart_from"] = controller.backups().front().candidate_id;
+      if (!st.controller.backups().empty()) {
+        const auto backup = st.controller.backups().front().candidate_id;
+        st.restart_from = st.knobs_of[static_cast<std::size_t>(backup)];
+        action["restart_from"] = st.store_id_of[static_cast<std::size_t>(backup)];
       }
-      event("plateau", {{"judged", summary.judged}, {"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain},
-                        {"action", action}});
-      say(fmt::format("  plateau after {} candidates: strategies rotated{}", summary.judged,
-                      restart_from ? ", next proposal from the best backup" : ""));
+      event("plateau", {{"judged", st.summary.judged}, {"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain},
+                        {"history_size", st.since_plateau}, {"strategies", rotated}, {"action", action}});
+      if (progress_)
+        progress_(fmt::format("  plateau after {} candidates: strategies rotated{}", st.summary.judged,
+                              st.restart_from ? ", next proposal from the best backup" : ""));
     }
   }
+}
+
+RunOptions run_options_from_store(const store::RunRecord& run) {
+  const json config = json::parse(run.config_json);
+  RunOptions options;
+  options.device = run.device;
+  options.seed = run.seed;
+  options.agents = config.at("agents").get<int>();
+  options.strategies = config.at("strategies").get<std::vector<std::string>>();
+  options.budget = config.at("budget").get<int>();
+  options.time_limit = std::chrono::seconds(config.at("time_limit_s").get<long long>());
+  options.template_name = config.at("template").get<std::string>();
+  const auto& capacity = config.at("board_capacity");
+  options.board_capacity = capacity.is_string() ? std::nullopt : std::optional<std::size_t>(capacity.get<std::size_t>());
+  options.plateau = {config.at("plateau").at("window").get<std::size_t>(), config.at("plateau").at("min_gain").get<double>()};
+  options.controller = {config.at("min_improvement").get<double>(), config.at("backup_capacity").get<std::size_t>()};
+  return options;
 }
 
 }  // namespace kernelarc::engine

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,16 +59,27 @@ using ProgressCallback = std::function<void(const std::string& line)>;
 class Run {
  public:
   Run(const task::Task& task, RunOptions options, JudgeFunction judge, store::Store& store, ProgressCallback progress = {});
+  ~Run();
+  // A new run, recorded in the store from its first step.
   RunSummary execute();
+  // Continues run `run_id` of the store where it stopped (a killed orchestrator): every judged candidate, decision,
+  // conclusion and plateau is read back; the agents go on with fresh seeds. `options` must be the run's own
+  // (run_options_from_store gives them).
+  RunSummary resume(std::int64_t run_id);
 
   // A verdict reduced to the controller's numbers: the geometric mean of the visible workloads' medians and the
   // median of their relative spreads (interquartile range over median).
   static Measured measure(std::int64_t candidate_id, const judge::CandidateVerdict& verdict);
 
  private:
+  struct State;
+  void choose_template();
+  void deal_strategies(const std::vector<std::string>& strategies, std::uint64_t seed_offset);
   judge::CandidateSource source_for(const Knobs& knobs) const;
-  std::int64_t record(const judge::CandidateSource& source, const judge::CandidateVerdict& verdict, std::optional<std::int64_t> parent,
-                      const std::string& proposer, const std::string& hypothesis);
+  // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
+  Verdict judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis);
+  RunSummary loop();
+  RunSummary finish(const std::string& status, const std::string& reason);
   void event(const std::string& kind, const nlohmann::json& payload);
 
   const task::Task& task_;
@@ -77,6 +89,10 @@ class Run {
   ProgressCallback progress_;
   const task::Template* template_ = nullptr;
   std::int64_t run_id_ = 0;
+  std::unique_ptr<State> state_;
 };
+
+// The options a run was started with, read back from its record in the store (for resume).
+RunOptions run_options_from_store(const store::RunRecord& run);
 
 }  // namespace kernelarc::engine

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <set>
 
 #include "engine/run.h"
 #include "store/store.h"
@@ -135,6 +136,48 @@ TEST_F(RunTest, AFailingStartingCandidateEndsTheRunWithItsReason) {
   const auto summary = failing.execute();
   EXPECT_THAT(summary.stop_reason, HasSubstr("the starting candidate failed: COMPILE_ERROR"));
   EXPECT_EQ(store.runs().front().status, "failed");
+}
+
+// The orchestrator dies in the middle (here: the judge throws on its fourth call, as a kill would stop it there);
+// resuming from the store keeps every candidate and conclusion written before, judges nothing twice, and finishes.
+TEST_F(RunTest, AResumedRunLosesNothingAndRepeatsNothing) {
+  RunOptions options;
+  options.agents = 2;
+  options.seed = 5;
+  std::int64_t run_id = 0;
+  std::vector<std::int64_t> before;
+  std::size_t conclusions_before = 0;
+  {
+    auto store = store::Store::open(dir_ / "runs.db");
+    int calls = 0;
+    engine::Run doomed(task_, options, [&](const judge::CandidateSource& source) {
+      if (++calls == 4) throw std::runtime_error("killed");
+      return scripted(source, 0.005);
+    }, store);
+    EXPECT_THROW(doomed.execute(), std::runtime_error);
+    run_id = store.runs().front().id;
+    EXPECT_EQ(store.runs().front().status, "running");
+    for (const auto& c : store.candidates(run_id)) before.push_back(c.id);
+    conclusions_before = store.conclusions("softmax").size();
+  }
+  ASSERT_GE(before.size(), 2u);
+  auto store = store::Store::open(dir_ / "runs.db");
+  const auto options_back = run_options_from_store(*store.run(run_id));
+  EXPECT_EQ(options_back.agents, 2);
+  EXPECT_EQ(options_back.seed, 5u);
+  engine::Run resumed(task_, options_back, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, store);
+  const auto summary = resumed.resume(run_id);
+  EXPECT_EQ(summary.judged, 6) << "every configuration once, before and after the crash together";
+  EXPECT_EQ(summary.best_knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}}));
+  const auto after = store.candidates(run_id);
+  ASSERT_EQ(after.size(), 6u);
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i].id, before[i]) << "a candidate judged before the crash is kept";
+  std::set<std::string> knobs;
+  for (const auto& c : after) EXPECT_TRUE(knobs.insert(c.knobs_json).second) << "judged twice: " << c.knobs_json;
+  EXPECT_EQ(store.conclusions("softmax").size(), 5u);
+  EXPECT_GE(store.conclusions("softmax").size(), conclusions_before);
+  EXPECT_EQ(store.run(run_id)->status, "finished");
+  EXPECT_THROW(resumed.resume(run_id), std::runtime_error) << "a finished run is not resumed";
 }
 
 }  // namespace

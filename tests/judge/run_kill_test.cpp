@@ -1,0 +1,82 @@
+// `kernelarc run` killed with SIGKILL in the middle, then `kernelarc run --resume`: no judged candidate and no
+// conclusion is lost, nothing is judged twice, and the run finishes. Real processes, a real store file.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "store/store.h"
+
+namespace kernelarc {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+TEST(RunKillTest, ARunKilledMidwayResumesWithoutLosingOrRepeatingAnything) {
+  std::string pattern = (fs::temp_directory_path() / "kernelarc-run-kill-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const fs::path dir = pattern, db = dir / "runs.db";
+  const std::string binary = KERNELARC_BINARY, store_path = db.string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(binary.c_str(), binary.c_str(), "run", "softmax", "--agents", "2", "--budget", "5", "--rounds", "1", "--warmup", "1",
+          "--iterations", "3", "--seed", "9", "--quiet", "--store", store_path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for two judged candidates, then kill the orchestrator without warning.
+  std::int64_t run_id = 0;
+  std::vector<std::int64_t> before;
+  const auto deadline = std::chrono::steady_clock::now() + 300s;
+  while (std::chrono::steady_clock::now() < deadline && before.size() < 2) {
+    std::this_thread::sleep_for(100ms);
+    if (!fs::exists(db)) continue;
+    auto store = store::Store::open(db);
+    const auto runs = store.runs();
+    if (runs.empty()) continue;
+    run_id = runs.front().id;
+    before.clear();
+    for (const auto& c : store.candidates(run_id)) before.push_back(c.id);
+  }
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  ASSERT_GE(before.size(), 2u);
+  std::size_t conclusions_before = 0;
+  {
+    auto store = store::Store::open(db);
+    ASSERT_EQ(store.run(run_id)->status, "running");
+    conclusions_before = store.conclusions("softmax").size();
+    before.clear();
+    for (const auto& c : store.candidates(run_id)) before.push_back(c.id);
+  }
+
+  const std::string resume = binary + " run --resume " + std::to_string(run_id) + " --rounds 1 --warmup 1 --iterations 3 --quiet --store " +
+                             store_path + " > " + (dir / "resume.txt").string() + " 2>&1";
+  EXPECT_EQ(std::system(resume.c_str()), 0);
+
+  auto store = store::Store::open(db);
+  EXPECT_EQ(store.run(run_id)->status, "finished");
+  const auto after = store.candidates(run_id);
+  ASSERT_GE(after.size(), before.size());
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i].id, before[i]) << "a candidate judged before the kill";
+  std::set<std::string> configurations;
+  for (const auto& c : after) EXPECT_TRUE(configurations.insert(c.knobs_json).second) << "judged twice: " << c.knobs_json;
+  const auto conclusions = store.conclusions("softmax");
+  EXPECT_GE(conclusions.size(), conclusions_before);
+  EXPECT_EQ(conclusions.size(), after.size() - 1) << "one conclusion per candidate after the start";
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+}  // namespace
+}  // namespace kernelarc
