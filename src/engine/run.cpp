@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 #include <vector>
 
@@ -40,7 +39,7 @@ struct Run::State {
   std::size_t turn = 0;
   std::optional<Knobs> restart_from;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
+  explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
 
 Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, store::Store& store, ProgressCallback progress)
