@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "judge/build_cache.h"
 #include "judge/comparison.h"
 #include "judge/cpu_compiler.h"
 #include "judge/input_generator.h"
@@ -44,18 +43,11 @@ fs::path scratch() {
   return dir;
 }
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 void BM_CachedCompile(benchmark::State& state) {
   judge::CompilerOptions options;
   options.cache_directory = scratch() / "cache";
   judge::CpuCompiler compiler(options);
-  const judge::BuildRequest request{read_text(bench_tasks() / "spin_copy" / "spin_candidate.cpp"), {}, {{"SPIN_US", 7}}};
+  const judge::BuildRequest request{judge::read_text_file(bench_tasks() / "spin_copy" / "spin_candidate.cpp"), {}, {{"SPIN_US", 7}}};
   if (!compiler.build(request).ok) state.SkipWithError("the fixture does not build");
   for (auto _ : state) {
     const auto result = compiler.build(request);
@@ -72,7 +64,7 @@ void BM_NvrtcKernelCompile(benchmark::State& state) {
   judge::cuda::CudaCompilerOptions options;
   options.cache_directory = scratch() / "nvrtc-cache";
   const judge::cuda::CudaCompiler compiler(options);
-  const std::string source = read_text(bench_tasks() / ".." / ".." / "tasks" / "softmax" / "softmax_rows.cu");
+  const std::string source = judge::read_text_file(bench_tasks() / ".." / ".." / "tasks" / "softmax" / "softmax_rows.cu");
   std::int64_t build = 0;
   for (auto _ : state) {
     const auto result = compiler.build_kernel({source, {}, {{"BLOCK", 256}, {"BUILD_NUMBER", ++build}}});
@@ -138,7 +130,7 @@ void BM_GpuSoftmaxCandidate(benchmark::State& state) {
   judge::Judge judge(task, options, *peaks);
   judge::CandidateSource candidate;
   for (const auto& tmpl : task.definition.templates)
-    if (tmpl.name == "rows_cuda") candidate = {"softmax.rows_cuda", read_text(tmpl.source), {}, {{"BLOCK", 256}}, tmpl.form, tmpl.launch};
+    if (tmpl.name == "rows_cuda") candidate = {"softmax.rows_cuda", judge::read_text_file(tmpl.source), {}, {{"BLOCK", 256}}, tmpl.form, tmpl.launch};
   const auto first = judge.evaluate(candidate);
   state.counters["first_candidate_s"] = first.judge_seconds;
   std::int64_t build = 0;
@@ -169,7 +161,7 @@ void BM_JudgeTimedIteration(benchmark::State& state) {
   task::DevicePeaks peaks{"bench", 1e12, {{"fp32", 1e12}}, "fixed"};
   judge::Judge judge(task, options, peaks);
   const judge::CandidateSource candidate{"spin_copy.spin.SPIN_US" + std::to_string(state.range(0)),
-                                         read_text(task.definition.templates.front().source), {}, {{"SPIN_US", state.range(0)}}};
+                                         judge::read_text_file(task.definition.templates.front().source), {}, {{"SPIN_US", state.range(0)}}};
   double wall = 0, median = 0, overhead = 0, flush = 0, judge_cost = 0, without_flush = 0;
   for (auto _ : state) {
     const auto verdict = judge.evaluate(candidate);

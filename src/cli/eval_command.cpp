@@ -186,8 +186,7 @@ int run_eval(const EvalArguments& args) {
     if (!args.quiet) fmt::print(stderr, "{}\n", line);
   };
   try {
-    judge::CpuCompiler compiler(options.compiler);
-    const auto peaks = device->kind == "cpu" ? cpu_device_peaks(compiler, options.compiler, args.peaks) : gpu_device_peaks(device->ordinal);
+    const auto peaks = device_peaks(options.device, options.compiler, args.peaks);
     judge::Judge judge(task, options, peaks);
     if (!args.baseline_file.empty()) {
       const auto baseline = json::parse(judge::read_text_file(args.baseline_file));

@@ -78,6 +78,13 @@ std::optional<std::string> cuda_unavailable_reason() {
 #endif
 }
 
+task::DevicePeaks device_peaks(const std::string& device, const judge::CompilerOptions& options, const CpuPeakOverrides& overrides) {
+  const auto name = parse_device(device);
+  if (!name) throw std::runtime_error(fmt::format("unknown device \"{}\" (expected cpu or cuda:N)", device));
+  if (name->kind == "cpu") return cpu_device_peaks(judge::CpuCompiler(options), options, overrides);
+  return gpu_device_peaks(name->ordinal);
+}
+
 task::DevicePeaks gpu_device_peaks(int ordinal) {
 #ifdef KERNELARC_HAVE_CUDA
   std::string why;

@@ -42,6 +42,9 @@ std::optional<std::string> cuda_unavailable_reason();
 // The datasheet peaks of GPU `ordinal` (T_sol uses them); throws std::runtime_error for a GPU the table lacks.
 task::DevicePeaks gpu_device_peaks(int ordinal);
 
+// The peaks of `device` ("cpu" or "cuda:N"): the CPU's as cpu_device_peaks says, a GPU's from the datasheet table.
+task::DevicePeaks device_peaks(const std::string& device, const judge::CompilerOptions& options, const CpuPeakOverrides& overrides);
+
 // Exit codes of every subcommand.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a candidate failed a check

@@ -145,9 +145,7 @@ int run_command(const RunArguments& args) {
     if (!args.quiet) fmt::print(stderr, "{}\n", line);
   };
   try {
-    judge::CpuCompiler compiler(judge_options.compiler);
-    const auto peaks = on_cpu ? cpu_device_peaks(compiler, judge_options.compiler, args.peaks)
-                              : gpu_device_peaks(parse_device(options.device)->ordinal);
+    const auto peaks = device_peaks(options.device, judge_options.compiler, args.peaks);
     judge::Judge judge(task, judge_options, peaks);
     engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, *store, progress);
     const auto summary = args.resume > 0 ? run.resume(args.resume) : run.execute();

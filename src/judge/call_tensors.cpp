@@ -26,6 +26,33 @@ std::vector<TensorLayout> parse_layouts(const json& list) {
   return out;
 }
 
+namespace {
+
+bool inside(std::size_t offset, std::size_t bytes, std::size_t size) { return offset <= size && bytes <= size - offset; }
+
+}  // namespace
+
+std::vector<BufferRange> parse_ranges(const json& ranges, std::size_t size, const char* request) {
+  std::vector<BufferRange> out;
+  for (const auto& range : ranges) {
+    const BufferRange parsed{range.at(0).get<std::size_t>(), range.at(1).get<std::size_t>()};
+    if (!inside(parsed.offset, parsed.bytes, size)) throw std::runtime_error(fmt::format("{} outside the shared buffer", request));
+    out.push_back(parsed);
+  }
+  return out;
+}
+
+std::vector<BufferCopy> parse_copies(const json& ranges, std::size_t size) {
+  std::vector<BufferCopy> out;
+  for (const auto& range : ranges) {
+    const BufferCopy parsed{range.at(0).get<std::size_t>(), range.at(1).get<std::size_t>(), range.at(2).get<std::size_t>()};
+    if (!inside(parsed.from, parsed.bytes, size) || !inside(parsed.to, parsed.bytes, size))
+      throw std::runtime_error("copy outside the shared buffer");
+    out.push_back(parsed);
+  }
+  return out;
+}
+
 CallTensors::CallTensors(const std::vector<TensorLayout>& inputs, const json& input_offsets, const std::vector<TensorLayout>& outputs,
                          const json& output_offsets, std::byte* base, std::size_t buffer_bytes, DLDevice device) {
   if (!base) throw std::runtime_error("call before map");
@@ -46,7 +73,7 @@ void CallTensors::fill(Side& side, const json& offsets, std::byte* base, std::si
   for (const auto& layout : layouts) side.shapes.push_back(layout.shape);
   for (std::size_t i = 0; i < layouts.size(); ++i) {
     const auto offset = offsets[i].get<std::size_t>();
-    if (offset > buffer_bytes) throw std::runtime_error("call: offset outside the shared buffer");
+    if (!inside(offset, layouts[i].bytes(), buffer_bytes)) throw std::runtime_error("call: tensor outside the shared buffer");
     if (offset_values) offset_values->push_back(offset);
     DLTensor& t = side.tensors[i];
     t.data = base + offset;

@@ -21,6 +21,17 @@ struct TensorLayout {
 // The "inputs" or "outputs" list of a bind request: [{"dtype": "float32", "shape": [2, 3]}, ...].
 std::vector<TensorLayout> parse_layouts(const nlohmann::json& list);
 
+// The "ranges" of an upload or download request ([offset, bytes], ...) and of a copy ([from, to, bytes], ...),
+// each checked to lie inside a buffer of `size` bytes; throws std::runtime_error naming the request otherwise.
+struct BufferRange {
+  std::size_t offset = 0, bytes = 0;
+};
+struct BufferCopy {
+  std::size_t from = 0, to = 0, bytes = 0;
+};
+std::vector<BufferRange> parse_ranges(const nlohmann::json& ranges, std::size_t size, const char* request);
+std::vector<BufferCopy> parse_copies(const nlohmann::json& ranges, std::size_t size);
+
 class CallTensors {
  public:
   // `offsets` are byte offsets into a buffer of `buffer_bytes` at `base` on `device`.

@@ -486,13 +486,15 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
                        fmt::format("{} failed: {}{}", op, reply.description, session.tail())};
       };
-      // What moves with a call on a GPU: none of it on the CPU, where the shared buffer is the candidate's memory.
-      struct Moves {
+      // What moves with a call on a GPU (none of it on the CPU, where the shared buffer is the candidate's memory), and
+      // whether it is a call of the timing loop, whose message has the worker poison the outputs on the device.
+      struct CallPlan {
         bool inputs_in = true, outputs_in = true, everything_out = true;
+        bool timed = false;
       };
       // One call through a session, with every way it can fail turned into a verdict.
       const auto call = [&](Session& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
-                            double* event_ns = nullptr, Moves moves = {}) -> std::optional<Failure> {
+                            double* event_ns = nullptr, CallPlan plan = {}) -> std::optional<Failure> {
         const Status load_status = is_reference ? Status::invalid_reference : Status::compile_error;
         if (auto failure = session.prepare(is_reference ? reference_buffer : buffer, generation, is_reference ? binding : candidate_binding,
                                            deadline, load_status)) {
@@ -504,10 +506,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           if (failure && is_reference) failure->status = Status::invalid_reference;
           return failure;
         };
-        if (moves.inputs_in || moves.outputs_in)
-          if (auto failure = moved(transfer(session, "upload", lay, slot, moves.inputs_in, moves.outputs_in))) return failure;
+        if (plan.inputs_in || plan.outputs_in)
+          if (auto failure = moved(transfer(session, "upload", lay, slot, plan.inputs_in, plan.outputs_in))) return failure;
         const auto& message = is_reference ? reference_call
-                              : round_trip_ns ? timed_calls[static_cast<std::size_t>(slot)]
+                              : plan.timed ? timed_calls[static_cast<std::size_t>(slot)]
                                               : candidate_calls[static_cast<std::size_t>(slot)];
         const auto reply = session.worker.request_line(message, deadline);
         if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
@@ -538,7 +540,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                          fmt::format("{} kernel(s) or copies kept running on another stream after the given stream was done: "
                                      "join side streams to the stream argument (an event and cudaStreamWaitEvent) before returning",
                                      late)};
-        if (moves.everything_out)
+        if (plan.everything_out)
           if (auto failure = moved(transfer(session, "download", lay, slot, true, true))) return failure;
         return std::nullopt;
       };
@@ -709,7 +711,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
           }
           double round_trip = 0, in_process = 0, events = 0;
-          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, &events, Moves{false, false, false})) {
+          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, &events, CallPlan{false, false, false, true})) {
             failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
             return failure;
           }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -41,12 +40,8 @@ class CpuWorker {
     }
     if (op == "upload" || op == "download") return {{"ok", true}};  // the shared buffer is the candidate's memory
     if (op == "copy") {
-      for (const auto& range : request.at("ranges")) {
-        const auto from = range.at(0).get<std::size_t>(), to = range.at(1).get<std::size_t>(), bytes = range.at(2).get<std::size_t>();
-        if (from > buffer_.size() || to > buffer_.size() || bytes > buffer_.size() - std::max(from, to))
-          throw std::runtime_error("copy outside the shared buffer");
-        std::memmove(buffer_.data() + to, buffer_.data() + from, bytes);
-      }
+      for (const auto& copy : parse_copies(request.at("ranges"), buffer_.size()))
+        std::memmove(buffer_.data() + copy.to, buffer_.data() + copy.from, copy.bytes);
       return {{"ok", true}};
     }
     if (op == "flush") return flush(request.at("bytes").get<std::size_t>());

@@ -20,6 +20,7 @@
 #include "judge/cuda/cuda_driver.h"
 #include "judge/cuda/gpu_calibration.h"
 #include "judge/judge.h"
+#include "../judge/judge_test_support.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker_process.h"
 #include "task/roofline.h"
@@ -52,28 +53,6 @@ fs::path source_path(const char* compiled, const char* relative) {
 fs::path tasks_directory() { return source_path(KERNELARC_TASKS, "tasks"); }
 fs::path cuda_tasks_directory() { return source_path(KERNELARC_CUDA_TASKS, "tests/cuda/tasks"); }
 fs::path cuda_candidates_directory() { return source_path(KERNELARC_CUDA_CANDIDATES, "tests/cuda/candidates"); }
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot read " << file;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string describe(const CandidateVerdict& verdict) {
-  std::ostringstream out;
-  out << verdict.name << " (build " << (verdict.build.ok ? "ok" : "FAILED: " + verdict.build.diagnostics) << ", "
-      << verdict.workloads.size() << " workloads, " << verdict.worker_restarts << " worker restarts)\n";
-  for (const auto& row : verdict.workloads) {
-    out << "  " << row.uuid << ": " << status_name(row.status) << " " << row.reason;
-    if (row.timing)
-      out << " median " << row.timing->median_ns / 1e3 << " us (" << row.timing->timer << "), events " << row.timing->event_median_ns / 1e3
-          << " us";
-    out << "\n";
-  }
-  return out.str();
-}
 
 class GpuJudgeTest : public ::testing::Test {
  protected:

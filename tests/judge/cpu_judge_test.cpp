@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "judge/judge.h"
+#include "judge_test_support.h"
 #include "judge/verdict.h"
 #include "task/roofline.h"
 #include "task/task.h"
@@ -31,24 +32,6 @@ using ::testing::ContainsRegex;
 using ::testing::Eq;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot read " << file;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Everything a failing assertion needs to show: each workload's status and reason.
-std::string describe(const CandidateVerdict& verdict) {
-  std::ostringstream out;
-  out << verdict.name << " (build " << (verdict.build.ok ? "ok" : "FAILED") << ", " << verdict.workloads.size()
-      << " workloads, " << verdict.worker_restarts << " worker restarts)\n";
-  for (const auto& row : verdict.workloads)
-    out << "  " << row.uuid << (row.held_out ? "*" : "") << ": " << status_name(row.status) << " " << row.reason << "\n";
-  return out.str();
-}
 
 class CpuJudgeTest : public ::testing::Test {
  protected:

@@ -166,10 +166,7 @@ class GpuWorker {
   }
 
   json transfer(const json& ranges, bool upload) {
-    for (const auto& range : ranges) {
-      const auto offset = range.at(0).get<std::size_t>();
-      const auto bytes = range.at(1).get<std::size_t>();
-      if (offset > host_.size() || bytes > host_.size() - offset) throw std::runtime_error("transfer outside the shared buffer");
+    for (const auto& [offset, bytes] : parse_ranges(ranges, host_.size(), upload ? "upload" : "download")) {
       if (upload)
         check(api_, api_.memcpy_htod(device_buffer_ + offset, host_.data() + offset, bytes), "cuMemcpyHtoD");
       else
@@ -180,12 +177,8 @@ class GpuWorker {
 
   // [from, to, bytes] ranges within the device copy of the buffer, device to device.
   json copy(const json& ranges) {
-    for (const auto& range : ranges) {
-      const auto from = range.at(0).get<std::size_t>(), to = range.at(1).get<std::size_t>(), bytes = range.at(2).get<std::size_t>();
-      if (from > host_.size() || to > host_.size() || bytes > host_.size() - std::max(from, to))
-        throw std::runtime_error("copy outside the shared buffer");
-      check(api_, api_.memcpy_dtod(device_buffer_ + to, device_buffer_ + from, bytes), "cuMemcpyDtoD");
-    }
+    for (const auto& copy : parse_copies(ranges, host_.size()))
+      check(api_, api_.memcpy_dtod(device_buffer_ + copy.to, device_buffer_ + copy.from, copy.bytes), "cuMemcpyDtoD");
     return {{"ok", true}};
   }
 
