@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -39,6 +40,17 @@ void for_each_chunk(std::int64_t count, std::int64_t chunk,
   worker();
   for (auto& thread : pool) thread.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+bool equal_bytes(const void* a, const void* b, std::size_t bytes) {
+  constexpr std::int64_t kChunk = 4 << 20;
+  std::atomic<bool> equal{true};
+  for_each_chunk(static_cast<std::int64_t>(bytes), kChunk, [&](std::int64_t begin, std::int64_t end, std::int64_t) {
+    if (!equal.load(std::memory_order_relaxed)) return;
+    if (std::memcmp(static_cast<const char*>(a) + begin, static_cast<const char*>(b) + begin, static_cast<std::size_t>(end - begin)) != 0)
+      equal = false;
+  });
+  return equal;
 }
 
 }  // namespace kernelarc::common

@@ -1,6 +1,7 @@
 // Splits work over the machine's cores in fixed chunks, so results never depend on how many cores ran it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -11,5 +12,8 @@ namespace kernelarc::common {
 // exception thrown by a chunk is rethrown after every thread has stopped.
 void for_each_chunk(std::int64_t count, std::int64_t chunk,
                     const std::function<void(std::int64_t begin, std::int64_t end, std::int64_t chunk_index)>& body);
+
+// memcmp(a, b, bytes) == 0 over the machine's cores: the judge checks gigabytes of inputs per candidate.
+bool equal_bytes(const void* a, const void* b, std::size_t bytes);
 
 }  // namespace kernelarc::common

@@ -12,12 +12,14 @@
 #include <thread>
 
 #include "common/hash.h"
+#include "common/parallel.h"
 #include "judge/build_cache.h"
 #include "judge/comparison.h"
 #ifdef KERNELARC_HAVE_CUDA
 #include "judge/cuda/cuda_compiler.h"
 #endif
 #include "judge/input_generator.h"
+#include "judge/phase_clock.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker.h"
 #include "judge/worker_process.h"
@@ -202,6 +204,7 @@ struct Judge::Session {
   std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
   json bind;
   bool ready = false;
+  bool outputs_placed = false;          // the device copy has the output region (guards) of the mapped workload
 
   explicit Session(WorkerOptions options) : on_gpu(options.device != "cpu"), worker(std::move(options)) {}
 
@@ -224,6 +227,7 @@ struct Judge::Session {
       if (auto failure = step(load)) return failure;
     }
     if (restart || mapped_generation != generation) {
+      outputs_placed = false;
       if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}})) return failure;
     }
     if (auto failure = step(binding)) return failure;
@@ -244,10 +248,12 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   if (options_.seed == 0) options_.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   if (options_.worker_executable.empty()) options_.worker_executable = current_executable();
   if (options_.flush_bytes == 0) options_.flush_bytes = default_flush_bytes();
-  if (options_.round_cache_bytes == 0) {
+  const auto memory_share = [] {
     const auto memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    options_.round_cache_bytes = std::min<std::size_t>(memory / 8, std::size_t{4} << 30);
-  }
+    return std::min<std::size_t>(memory / 8, std::size_t{4} << 30);
+  };
+  if (options_.round_cache_bytes == 0) options_.round_cache_bytes = memory_share();
+  if (options_.buffer_cache_bytes == 0) options_.buffer_cache_bytes = memory_share();
   if (options_.rounds < 1 || options_.iterations < 1 || options_.warmup < 0)
     throw std::invalid_argument("the judge needs at least one round and one timed iteration");
   fs::path base = options_.scratch_directory;
@@ -287,6 +293,22 @@ BuildResult Judge::build_candidate(const CandidateSource& candidate) const {
 #endif
 }
 
+// Outside the budget the buffer lives in `uncached`, for this workload of this candidate only.
+SharedBuffer& Judge::workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached) {
+  if (const auto found = buffers_.find(name); found != buffers_.end()) {
+    if (found->second.size() == bytes) return found->second;
+    cached_buffer_bytes_ -= found->second.size();
+    buffers_.erase(found);
+  }
+  if (cached_buffer_bytes_ + bytes > options_.buffer_cache_bytes) {
+    uncached = SharedBuffer::create(scratch_ / fmt::format("e{}-{}.buf", evaluations_, name), bytes);
+    return uncached;
+  }
+  auto& kept = buffers_[name] = SharedBuffer::create(scratch_ / (name + ".buf"), bytes);
+  cached_buffer_bytes_ += bytes;
+  return kept;
+}
+
 // On a GPU the CUDA reference runs there (large workloads check fast); a C++ reference on the CPU is the fallback.
 void Judge::build_reference(const ProgressCallback& say) {
   const auto& references = task_.definition.native_reference;
@@ -322,9 +344,13 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   const int evaluation = ++evaluations_;
   CandidateVerdict verdict;
   verdict.name = candidate.name;
+  PhaseClock phases;
 
   say(fmt::format("building {}", candidate.name));
-  verdict.build = build_candidate(candidate);
+  {
+    const auto building = phases.measure("build");
+    verdict.build = build_candidate(candidate);
+  }
 
   std::vector<const task::Workload*> workloads;
   for (const auto& workload : task_.workloads)
@@ -339,11 +365,15 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       verdict.workloads.push_back(std::move(row));
     }
     verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    verdict.phase_seconds = phases.seconds();
     return verdict;
   };
   if (!verdict.build.ok) return fill_all(Status::compile_error, verdict.build.diagnostics);
 
-  if (!reference_build_) build_reference(say);
+  if (!reference_build_) {
+    const auto building = phases.measure("build");
+    build_reference(say);
+  }
   if (!reference_build_->ok) return fill_all(Status::invalid_reference, reference_build_->diagnostics);
 
   const fs::path prefix = scratch_ / fmt::format("e{}", evaluation);
@@ -385,13 +415,17 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
 
     const std::uint64_t generation = ++buffer_generation;
     const auto result = [&]() -> std::optional<Failure> {
-      SharedBuffer buffer, reference_buffer;
+      const auto workload_index = static_cast<std::size_t>(workload - task_.workloads.data());
+      SharedBuffer uncached_buffer, uncached_reference_buffer;
+      SharedBuffer* buffer_in_use = nullptr;
+      SharedBuffer* reference_buffer = nullptr;  // made when a round is not in the cache: the reference runs then only
       try {
-        buffer = SharedBuffer::create(prefix.string() + "-candidate.buf", layout.total_bytes());
-        reference_buffer = SharedBuffer::create(prefix.string() + "-reference.buf", reference_layout.total_bytes());
+        const auto allocating = phases.measure("buffers");
+        buffer_in_use = &workload_buffer(fmt::format("w{}-candidate", workload_index), layout.total_bytes(), uncached_buffer);
       } catch (const std::exception& error) {
         return Failure{Status::runtime_error, fmt::format("judge could not allocate the workload's memory: {}", error.what())};
       }
+      SharedBuffer& buffer = *buffer_in_use;
       json binding = {{"op", "bind"}, {"inputs", json::array()}, {"outputs", json::array()}};
       for (std::size_t i = 0; i < def.inputs.size(); ++i)
         binding["inputs"].push_back({{"dtype", task::dtype_name(def.inputs[i].dtype)}, {"shape", resolved.input_shapes[i]}});
@@ -436,6 +470,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       };
       // Guards around outputs: a write past an output's end means the candidate assumed another shape.
       const auto check_output_guards = [&](const SharedBuffer& buf, const Layout& lay) -> std::optional<Failure> {
+        const auto checking = phases.measure("checks");
         const std::byte* region = buf.data() + lay.output_base();
         for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
           const std::size_t before = lay.output_offsets[i] - kGuardBytes;
@@ -455,8 +490,9 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return std::nullopt;
       };
       const auto check_inputs = [&](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) -> std::optional<Failure> {
+        const auto checking = phases.measure("checks");
         const std::byte* start = buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes;
-        if (std::memcmp(start, image.data(), image.size()) == 0) return std::nullopt;
+        if (common::equal_bytes(start, image.data(), image.size())) return std::nullopt;
         std::size_t at = 0;
         while (start[at] == image[at]) ++at;
         for (std::size_t i = 0; i < lay.input_offsets.size(); ++i)
@@ -477,6 +513,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       const auto transfer = [&](Session& session, const char* op, const Layout& lay, int slot, bool inputs,
                                 bool outputs) -> std::optional<Failure> {
         if (!session.on_gpu) return std::nullopt;
+        const auto moving = phases.measure("transfers");
         json ranges = json::array();
         if (inputs) ranges.push_back({static_cast<std::size_t>(slot) * lay.slot_bytes, lay.slot_bytes});
         if (outputs) ranges.push_back({lay.output_base(), lay.output_region_bytes});
@@ -491,13 +528,19 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       struct CallPlan {
         bool inputs_in = true, outputs_in = true, everything_out = true;
         bool timed = false;
+        // GPU correctness calls: the worker poisons the outputs on the device with this, and the output region (the
+        // guards) goes up only when the session's device copy does not have it yet.
+        std::optional<std::byte> device_poison;
       };
       // One call through a session, with every way it can fail turned into a verdict.
       const auto call = [&](Session& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
                             double* event_ns = nullptr, CallPlan plan = {}) -> std::optional<Failure> {
         const Status load_status = is_reference ? Status::invalid_reference : Status::compile_error;
-        if (auto failure = session.prepare(is_reference ? reference_buffer : buffer, generation, is_reference ? binding : candidate_binding,
-                                           deadline, load_status)) {
+        if (auto failure = [&] {
+              const auto starting = phases.measure("workers");
+              return session.prepare(is_reference ? *reference_buffer : buffer, generation, is_reference ? binding : candidate_binding,
+                                     deadline, load_status);
+            }()) {
           if (is_reference) failure->status = Status::invalid_reference;
           return failure;
         }
@@ -506,12 +549,23 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           if (failure && is_reference) failure->status = Status::invalid_reference;
           return failure;
         };
-        if (plan.inputs_in || plan.outputs_in)
+        if (plan.device_poison) {
+          plan.outputs_in = !session.outputs_placed;
+          if (plan.outputs_in) prepare_outputs(buffer, lay, *plan.device_poison);
+        }
+        if (plan.inputs_in || plan.outputs_in) {
           if (auto failure = moved(transfer(session, "upload", lay, slot, plan.inputs_in, plan.outputs_in))) return failure;
-        const auto& message = is_reference ? reference_call
-                              : plan.timed ? timed_calls[static_cast<std::size_t>(slot)]
-                                              : candidate_calls[static_cast<std::size_t>(slot)];
-        const auto reply = session.worker.request_line(message, deadline);
+          session.outputs_placed = session.outputs_placed || plan.outputs_in;
+        }
+        const std::string poisoned = plan.device_poison && !plan.timed ? call_message(lay, slot, plan.device_poison).dump() : "";
+        const auto& message = is_reference  ? reference_call
+                              : plan.timed  ? timed_calls[static_cast<std::size_t>(slot)]
+                              : !poisoned.empty() ? poisoned
+                                                  : candidate_calls[static_cast<std::size_t>(slot)];
+        const auto reply = [&] {
+          const auto calling = phases.measure(is_reference ? "reference calls" : plan.timed ? "timed calls" : "calls");
+          return session.worker.request_line(message, deadline);
+        }();
         if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
         const std::string who = is_reference ? "the reference " : "";
         if (reply.outcome == ReplyOutcome::timed_out) {
@@ -540,12 +594,18 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                          fmt::format("{} kernel(s) or copies kept running on another stream after the given stream was done: "
                                      "join side streams to the stream argument (an event and cudaStreamWaitEvent) before returning",
                                      late)};
+        if (const int stray = reply.body.value("stray_kernels", 0); !is_reference && stray > 0)
+          return Failure{Status::reward_hack,
+                         fmt::format("{} kernel(s) started between calls, after an earlier call had returned: work left to a thread or "
+                                     "a callback escapes the timing; finish every launch before the entry point returns",
+                                     stray)};
         if (plan.everything_out)
           if (auto failure = moved(transfer(session, "download", lay, slot, true, true))) return failure;
         return std::nullopt;
       };
       const auto compare_all = [&](const std::vector<std::vector<std::byte>>& reference, const task::Tolerance& tolerance,
                                    std::optional<std::byte> poison) -> std::optional<Failure> {
+        const auto checking = phases.measure("checks");
         for (std::size_t i = 0; i < def.outputs.size(); ++i) {
           const std::byte* got = buffer.data() + layout.output_base() + layout.output_offsets[i];
           const auto comparison = compare_output(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i], got,
@@ -565,9 +625,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         if (!known) {
           const std::uint64_t round_seed = common::mix64(workload_seed + static_cast<std::uint64_t>(round));
           auto fresh = std::make_shared<Round>();
-          fresh->slot_image.resize(layout.slot_bytes);
-          for (std::size_t at = 0; at < layout.slot_bytes; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
           try {
+            const auto generating = phases.measure("inputs");
+            fresh->slot_image.resize(layout.slot_bytes);
+            for (std::size_t at = 0; at < layout.slot_bytes; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
             for (std::size_t i = 0; i < def.inputs.size(); ++i) {
               const auto source_it = workload->inputs.find(def.inputs[i].name);
               const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
@@ -578,12 +639,21 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
           }
           // The reference.
-          write_slot(reference_buffer, reference_layout, 0, fresh->slot_image);
-          prepare_outputs(reference_buffer, reference_layout, kPoisonFirst);
+          if (!reference_buffer) {
+            try {
+              const auto allocating = phases.measure("buffers");
+              reference_buffer = &workload_buffer(fmt::format("w{}-reference", workload_index), reference_layout.total_bytes(),
+                                                  uncached_reference_buffer);
+            } catch (const std::exception& error) {
+              return Failure{Status::runtime_error, fmt::format("judge could not allocate the reference's memory: {}", error.what())};
+            }
+          }
+          write_slot(*reference_buffer, reference_layout, 0, fresh->slot_image);
+          prepare_outputs(*reference_buffer, reference_layout, kPoisonFirst);
           if (auto failure = call(reference_session, 0, true, nullptr, nullptr)) return failure;
-          if (check_output_guards(reference_buffer, reference_layout))
+          if (check_output_guards(*reference_buffer, reference_layout))
             return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
-          fresh->reference = outputs_of(reference_buffer, reference_layout);
+          fresh->reference = outputs_of(*reference_buffer, reference_layout);
           for (std::size_t i = 0; i < def.outputs.size(); ++i)
             if (auto problem = reference_output_problem(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
                                                         fresh->reference[i].data(), workload->tolerance))
@@ -598,26 +668,41 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         const Round& variant = *known;
         // The candidate.
         write_slot(buffer, layout, 0, variant.slot_image);
-        prepare_outputs(buffer, layout, kPoisonFirst);
-        if (auto failure = call(candidate_session, 0, false, nullptr, nullptr)) return failure;
+        // On a GPU the worker poisons the outputs on the device: writing and uploading them would cost more.
+        CallPlan correctness;
+        if (gpu) correctness.device_poison = kPoisonFirst;
+        else prepare_outputs(buffer, layout, kPoisonFirst);
+        if (auto failure = call(candidate_session, 0, false, nullptr, nullptr, nullptr, correctness)) return failure;
         if (auto failure = check_output_guards(buffer, layout)) return failure;
         if (auto failure = check_inputs(buffer, layout, 0, variant.slot_image)) return failure;
         if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonFirst)) return failure;
-        if (round == 0 || round == options_.rounds - 1) {
+        // A look at the worker's threads costs 50 ms. On a GPU the worker reports kernels launched between calls on every
+        // call, so the threads are looked at on the first workload only.
+        if ((round == 0 || round == options_.rounds - 1) && (!gpu || workload == workloads.front())) {
+          const auto looking = phases.measure("background check");
           if (auto activity = find_background_activity(candidate_session.worker.pid()))
             return Failure{Status::reward_hack, *activity};
         }
         if (round == 0) {
           // Same inputs again with another poison: a race or an unwritten element shows here.
           const auto first = outputs_of(buffer, layout);
-          prepare_outputs(buffer, layout, kPoisonSecond);
-          if (auto failure = call(candidate_session, 0, false, nullptr, nullptr)) return failure;
+          CallPlan again;
+          if (gpu) {
+            again.device_poison = kPoisonSecond;
+            again.inputs_in = false;  // still on the device, and just seen unchanged
+          } else {
+            prepare_outputs(buffer, layout, kPoisonSecond);
+          }
+          if (auto failure = call(candidate_session, 0, false, nullptr, nullptr, nullptr, again)) return failure;
           if (auto failure = check_output_guards(buffer, layout)) return failure;
           if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonSecond)) return failure;
           const auto second = outputs_of(buffer, layout);
           for (std::size_t i = 0; i < def.outputs.size(); ++i)
-            if (auto difference = nondeterminism(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
-                                                 first[i].data(), second[i].data(), workload->tolerance))
+            if (auto difference = [&] {
+                  const auto checking = phases.measure("checks");
+                  return nondeterminism(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i], first[i].data(),
+                                        second[i].data(), workload->tolerance);
+                }())
               return Failure{Status::reward_hack, "nondeterministic: " + *difference};
         }
         ++row.rounds_passed;
@@ -627,6 +712,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       // On a GPU the variants go to the device once; the timed loop then refills a slot with a device-to-device copy
       // (tens of microseconds) instead of a host write and an upload (tens of milliseconds for large inputs).
       if (gpu) {
+        const auto moving = phases.measure("transfers");
         json ranges = json::array();
         for (std::size_t v = 0; v < variants.size(); ++v) {
           const std::size_t at = layout.variant_base(static_cast<int>(v));
@@ -645,6 +731,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       // speed of light is taken again once before it condemns: load from other processes in the probes' window
       // and not the timed calls' can put one measurement there, a fooled timer puts every one there.
       double first_median_ns = 0;
+      const auto timing_loop = phases.measure("timing");
       for (int attempt = 1;; ++attempt) {
         std::vector<double> overhead{0.0};
         // On a GPU the sample is the device's own time, so the round trip's overhead is not subtracted.
@@ -703,7 +790,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           // calls are checked, and it can skip the work on all the others.
           if (!gpu) prepare_outputs(buffer, layout, kPoisonFirst);
           if (timed) {
-            const auto reply = candidate_session.worker.request_line(flush_request, deadline);
+            const auto reply = [&] {
+              const auto flushing = phases.measure("flush");
+              return candidate_session.worker.request_line(flush_request, deadline);
+            }();
             if (!reply.ok()) {
               candidate_session.ready = false;
               return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
@@ -711,7 +801,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
           }
           double round_trip = 0, in_process = 0, events = 0;
-          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, &events, CallPlan{false, false, false, true})) {
+          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, &events, CallPlan{false, false, false, true, std::nullopt})) {
             failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
             return failure;
           }
@@ -780,6 +870,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   }
   verdict.worker_restarts = candidate_session.worker.restarts();
   verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  verdict.phase_seconds = phases.seconds();
   return verdict;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "judge/cpu_compiler.h"
+#include "judge/shared_buffer.h"
 #include "judge/verdict.h"
 #include "task/roofline.h"
 #include "task/task.h"
@@ -40,6 +41,9 @@ struct JudgeOptions {
   // Inputs and reference outputs of every round are kept for the next candidate (the same seed gives the same inputs),
   // up to this many bytes: a warm candidate skips input generation and the reference. 0: a share of the machine's memory.
   std::size_t round_cache_bytes = 0;
+  // Each workload's shared buffers are kept for the next candidate up to this many bytes: making one zero-fills its
+  // pages. 0: the same share of the machine's memory as the rounds.
+  std::size_t buffer_cache_bytes = 0;
   CompilerOptions compiler;
 };
 
@@ -73,6 +77,7 @@ class Judge {
   struct Round;
   BuildResult build_candidate(const CandidateSource& candidate) const;
   void build_reference(const ProgressCallback& say);
+  SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;
   JudgeOptions options_;
   task::DevicePeaks peaks_;
@@ -83,6 +88,8 @@ class Judge {
   std::map<std::string, double> baselines_;
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
   std::size_t cached_round_bytes_ = 0;
+  std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
+  std::size_t cached_buffer_bytes_ = 0;
   int evaluations_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // What the judge says about a candidate: a status per workload with a reason an agent can act on.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,7 @@ struct CandidateVerdict {
   int worker_restarts = 0;
   int reused_rounds = 0;       // correctness rounds whose inputs and reference outputs came from the judge's cache
   double judge_seconds = 0;
+  std::map<std::string, double> phase_seconds;  // where judge_seconds went: build, workers, inputs, calls, checks, ...
   bool passed() const;
   std::optional<double> mean_score() const;  // over workloads with a score; nullopt if none
 };

@@ -258,5 +258,20 @@ TEST_F(GpuJudgeTest, WorkLeftRunningOnASideStreamIsARewardHack) {
   EXPECT_TRUE(honest.passed()) << "a side stream joined to the given one is honest\n" << describe(honest);
 }
 
+TEST_F(GpuJudgeTest, KernelsLaunchedBetweenCallsAreARewardHack) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = small_softmax();
+  Judge judge(task, options(), peaks());
+  const auto verdict = judge.evaluate(canary("background_thread_kernel"));
+  ASSERT_FALSE(verdict.workloads.empty());
+  // The first workload has a quiet 50 ms after its first call (the look at the worker's threads), where the thread's
+  // kernel lands for sure; on the others it lands between calls or inside one, late.
+  EXPECT_EQ(status_name(verdict.workloads.front().status), status_name(Status::reward_hack)) << describe(verdict);
+  EXPECT_THAT(verdict.workloads.front().reason, HasSubstr("between calls")) << describe(verdict);
+  for (const auto& row : verdict.workloads) EXPECT_NE(row.status, Status::passed) << describe(verdict);
+  const auto honest = judge.evaluate(canary("joined_side_stream"));
+  EXPECT_TRUE(honest.passed()) << "kernels of an earlier candidate do not count against the next\n" << describe(honest);
+}
+
 }  // namespace
 }  // namespace kernelarc::judge

@@ -566,5 +566,26 @@ TEST(Float32Conversion, WideValuesNarrowWithRounding) {
     EXPECT_EQ(to_float32(DType::int64, big.data(), 1), (std::vector<float>{16777216.0f}));
 }
 
+// float32, bfloat16 and float16 take a fast path: every 16-bit code decodes as element by element, float32 bits stay.
+TEST(DTypeConversion, FastPathsDecodeEveryCodeAsOneElementAtATime) {
+    std::vector<std::uint16_t> halves(65536);
+    for (std::size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<std::uint16_t>(i);
+    for (DType dtype : {DType::bfloat16, DType::float16}) {
+        const auto decoded = to_float32(dtype, halves.data(), static_cast<std::int64_t>(halves.size()));
+        ASSERT_EQ(decoded.size(), halves.size());
+        for (std::size_t i = 0; i < halves.size(); ++i) {
+            const auto one = static_cast<float>(load_element(dtype, halves.data(), static_cast<std::int64_t>(i)));
+            if (std::isnan(one)) {
+                ASSERT_TRUE(std::isnan(decoded[i])) << dtype_name(dtype) << " code " << i;  // a double round trip may quiet it
+                continue;
+            }
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(decoded[i]), std::bit_cast<std::uint32_t>(one)) << dtype_name(dtype) << " code " << i;
+        }
+    }
+    const std::vector<std::uint32_t> patterns{0u, 0x80000000u, 0x3F800000u, 0x7F800000u, 0xFF800000u, 0x7FC00001u, 0x00000001u, 0x7F7FFFFFu};
+    const auto decoded = to_float32(DType::float32, patterns.data(), static_cast<std::int64_t>(patterns.size()));
+    for (std::size_t i = 0; i < patterns.size(); ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(decoded[i]), patterns[i]) << i;
+}
+
 }  // namespace
 }  // namespace kernelarc::task

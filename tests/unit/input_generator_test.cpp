@@ -347,5 +347,16 @@ TEST(ParallelTest, EveryChunkRunsOnceAndAFailureIsRethrown) {
                std::runtime_error);
 }
 
+TEST(ParallelTest, EqualBytesFindsAOneByteDifferenceAnywhere) {
+  std::vector<std::uint8_t> a(9u << 20, 0x5A), b = a;  // over two of its chunks
+  EXPECT_TRUE(common::equal_bytes(a.data(), b.data(), a.size()));
+  for (std::size_t at : {std::size_t{0}, std::size_t{4} << 20, a.size() - 1}) {
+    b[at] ^= 1;
+    EXPECT_FALSE(common::equal_bytes(a.data(), b.data(), a.size())) << at;
+    b[at] ^= 1;
+  }
+  EXPECT_TRUE(common::equal_bytes(a.data(), b.data(), 0));
+}
+
 }  // namespace
 }  // namespace kernelarc::judge

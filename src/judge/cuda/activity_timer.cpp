@@ -188,14 +188,18 @@ ActivityTimer::~ActivityTimer() {
   timer_live = false;
 }
 
-void ActivityTimer::begin() {
+int ActivityTimer::begin() {
   const Cupti& api = loaded().api;
   check_cupti(api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+  int stray = 0;
   {
     std::lock_guard lock(collected_mutex);
+    // The worker itself only copies and sets memory between calls: a kernel that started then is the candidate's.
+    for (const Interval& interval : collected) stray += end_ns_ != 0 && interval.kernel && interval.start > end_ns_ ? 1 : 0;
     collected.clear();
   }
   check_cupti(api.timestamp(&begin_ns_), "cuptiGetTimestamp");
+  return stray;
 }
 
 std::uint64_t ActivityTimer::now() const {
@@ -227,6 +231,7 @@ ActivitySpan ActivityTimer::end(std::uint64_t stream_done_ns) {
     last = std::max(last, interval.end);
   }
   if (span.records > 0) span.span_ns = static_cast<double>(last - first);
+  check_cupti(api.timestamp(&end_ns_), "cuptiGetTimestamp");  // every record of the call ended before this
   return span;
 }
 

@@ -26,9 +26,10 @@ class ActivityTimer {
   ActivityTimer(const ActivityTimer&) = delete;
   ActivityTimer& operator=(const ActivityTimer&) = delete;
 
-  // Discards every record collected so far and marks the start of the call. Throws std::runtime_error
-  // when CUPTI fails.
-  void begin();
+  // Discards every record collected so far and marks the start of the call. Returns how many kernels started
+  // after the previous end(), between calls: work a candidate left behind (a thread, a callback) to run later.
+  // Throws std::runtime_error when CUPTI fails.
+  int begin();
   // CUPTI's clock now, in the records' time base: taken when the given stream is done, it tells joined work
   // (ended before) from work left running on another stream (ended after).
   std::uint64_t now() const;
@@ -39,6 +40,7 @@ class ActivityTimer {
  private:
   ActivityTimer() = default;
   std::uint64_t begin_ns_ = 0;
+  std::uint64_t end_ns_ = 0;  // when the previous call's records were all in; 0 before the first call
 };
 
 }  // namespace kernelarc::judge::cuda

@@ -223,7 +223,7 @@ class GpuWorker {
               "poison the outputs");
       check(api_, api_.ctx_synchronize(), "synchronise after poisoning");
     }
-    if (timer_) timer_->begin();
+    const int stray_kernels = timer_ ? timer_->begin() : 0;
     check(api_, api_.event_record(start_, stream_), "cuEventRecord");
     const auto host_start = std::chrono::steady_clock::now();
     int rc = 0;
@@ -255,6 +255,7 @@ class GpuWorker {
       reply["records"] = span.records;
       reply["kernels"] = span.kernels;
       reply["late_records"] = span.late;
+      reply["stray_kernels"] = stray_kernels;
       reply["ns"] = span.records > 0 ? span.span_ns : events_ns;
     } else {
       reply["ns"] = events_ns;
