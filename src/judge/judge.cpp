@@ -377,7 +377,21 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   if (!reference_build_->ok) return fill_all(Status::invalid_reference, reference_build_->diagnostics);
 
   const fs::path prefix = scratch_ / fmt::format("e{}", evaluation);
-  Session candidate_session({options_.worker_executable, options_.device, prefix.string() + "-candidate.log"});
+  // A kernel-only candidate has no host code, so one worker judges them all in turn (it scrubs its device memory at
+  // each load): a new process and CUDA context per candidate cost about half a second. Full sources get a fresh one.
+  std::unique_ptr<Session> own_session;
+  Session* session_in_use = nullptr;
+  if (options_.device != "cpu" && candidate.form == task::TemplateForm::kernel) {
+    if (!kernel_session_)
+      kernel_session_ = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, (scratch_ / "kernel-worker.log").string()});
+    session_in_use = kernel_session_.get();
+    session_in_use->ready = false;  // loads this candidate's module on the first call
+  } else {
+    own_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log"});
+    session_in_use = own_session.get();
+  }
+  Session& candidate_session = *session_in_use;
+  const int restarts_before = candidate_session.worker.restarts();
   Session reference_session({options_.worker_executable, reference_device_, prefix.string() + "-reference.log"});
   candidate_session.load = {{"op", "load"}};
   if (candidate.form == task::TemplateForm::kernel) {
@@ -388,7 +402,6 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   }
   reference_session.load = {{"op", "load"}, {"library", reference_build_->library.string()}};
   const auto deadline = options_.call_timeout;
-  std::uint64_t buffer_generation = 0;
 
   for (const auto* workload : workloads) {
     WorkloadVerdict row;
@@ -413,7 +426,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       for (auto& byte : guard) byte = static_cast<std::byte>((state = common::mix64(state)) & 0xFF);
     }
 
-    const std::uint64_t generation = ++buffer_generation;
+    const std::uint64_t generation = ++buffer_generation_;
     const auto result = [&]() -> std::optional<Failure> {
       const auto workload_index = static_cast<std::size_t>(workload - task_.workloads.data());
       SharedBuffer uncached_buffer, uncached_reference_buffer;
@@ -678,7 +691,9 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonFirst)) return failure;
         // A look at the worker's threads costs 50 ms. On a GPU the worker reports kernels launched between calls on every
         // call, so the threads are looked at on the first workload only.
-        if ((round == 0 || round == options_.rounds - 1) && (!gpu || workload == workloads.front())) {
+        // A kernel-only candidate has no threads to look at.
+        if ((round == 0 || round == options_.rounds - 1) && (!gpu || workload == workloads.front()) &&
+            candidate.form != task::TemplateForm::kernel) {
           const auto looking = phases.measure("background check");
           if (auto activity = find_background_activity(candidate_session.worker.pid()))
             return Failure{Status::reward_hack, *activity};
@@ -868,7 +883,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     say(fmt::format("  {} {}", status_name(row.status), row.reason));
     verdict.workloads.push_back(std::move(row));
   }
-  verdict.worker_restarts = candidate_session.worker.restarts();
+  verdict.worker_restarts = candidate_session.worker.restarts() - restarts_before;
   verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   verdict.phase_seconds = phases.seconds();
   return verdict;

@@ -91,6 +91,8 @@ class Judge {
   std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
   std::size_t cached_buffer_bytes_ = 0;
   int evaluations_ = 0;
+  std::uint64_t buffer_generation_ = 0;     // one per workload judged: tells a worker's mapping current or stale
+  std::unique_ptr<Session> kernel_session_;  // the GPU worker that judges kernel-only candidates in turn
 };
 
 // Twice the last-level cache of this machine (sysfs, then sysconf, then 64 MiB).

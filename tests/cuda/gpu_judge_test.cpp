@@ -273,5 +273,23 @@ TEST_F(GpuJudgeTest, KernelsLaunchedBetweenCallsAreARewardHack) {
   EXPECT_TRUE(honest.passed()) << "kernels of an earlier candidate do not count against the next\n" << describe(honest);
 }
 
+// Kernel-only candidates are judged in turn by one worker: what one wrote must not make the next look right.
+TEST_F(GpuJudgeTest, AKernelOnlyCandidateAfterACorrectOneIsJudgedOnItsOwn) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = small_softmax();
+  Judge judge(task, options(), peaks());
+  const CandidateSource correct = from_template(task, "rows_cuda");
+  ASSERT_TRUE(correct.launch);
+  const auto first = judge.evaluate(correct);
+  EXPECT_TRUE(first.passed()) << describe(first);
+  CandidateSource lazy = correct;
+  lazy.name = "softmax.lazy_kernel";
+  lazy.source = "extern \"C\" __global__ void softmax_rows(const float* x, float* y, long long rows, long long cols) {}\n";
+  const auto second = judge.evaluate(lazy);
+  expect_every_workload(second, Status::incorrect_numerical, "unwritten");
+  const auto third = judge.evaluate(correct);
+  EXPECT_TRUE(third.passed()) << describe(third);
+}
+
 }  // namespace
 }  // namespace kernelarc::judge

@@ -1,6 +1,7 @@
 #include "judge/cuda/gpu_worker.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -51,6 +53,7 @@ class GpuWorker {
 
   ~GpuWorker() {
     unload();
+    evict_mappings(SIZE_MAX);
     release_device_buffer();
     if (flush_buffer_) api_.mem_free(flush_buffer_);
     api_.event_destroy(start_);
@@ -87,10 +90,23 @@ class GpuWorker {
     if (module_) api_.module_unload(module_);
     module_ = nullptr;
     library_.close();
+    launch_.reset();
+  }
+
+  // A worker judges several kernel-only candidates in turn: nothing one of them wrote is left for the next to read.
+  void scrub() {
+    if (device_buffer_) check(api_, api_.memset_d8_async(device_buffer_, 0xFF, device_bytes_, stream_), "scrub the device buffer");
+    check(api_, api_.ctx_synchronize(), "synchronise after the scrub");
+  }
+
+  SharedBuffer& mapped() {
+    if (!host_) throw std::runtime_error("no buffer mapped (map before upload, download or copy)");
+    return *host_;
   }
 
   json load_library(const std::string& path) {
     unload();
+    scrub();
     const std::string problem = library_.open(path);
     if (!problem.empty()) return {{"ok", false}, {"error", problem}};
     return {{"ok", true}};
@@ -98,6 +114,7 @@ class GpuWorker {
 
   json load_cubin(const json& request) {
     unload();
+    scrub();
     std::ifstream in(request.at("cubin").get<std::string>(), std::ios::binary);
     const std::vector<char> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (image.empty()) return {{"ok", false}, {"error", "the cubin is missing or empty"}};
@@ -122,26 +139,48 @@ class GpuWorker {
   }
 
   void release_device_buffer() {
-    if (registered_) api_.mem_host_unregister(host_.data());
-    registered_ = false;
     if (device_buffer_) api_.mem_free(device_buffer_);
     device_buffer_ = 0;
     device_bytes_ = 0;
   }
 
-  // One device allocation, reused while it is big enough: nothing is allocated per candidate call.
+  // One device allocation, reused while it is big enough: nothing is allocated per candidate call. The host side stays
+  // mapped and pinned for the next candidate in this worker (the judge keeps each workload's file), within a budget.
   json map(const std::string& file, std::size_t bytes) {
-    if (registered_) api_.mem_host_unregister(host_.data());
-    registered_ = false;
-    host_ = SharedBuffer::open(file, bytes);
+    struct stat status {};
+    if (::stat(file.c_str(), &status) != 0) throw std::runtime_error(fmt::format("cannot map {}: it does not exist", file));
+    const std::string key = fmt::format("{}:{}:{}:{}", file, status.st_dev, status.st_ino, bytes);
+    auto found = mappings_.find(key);
+    if (found == mappings_.end()) {
+      evict_mappings(bytes);
+      Mapping mapping;
+      mapping.host = SharedBuffer::open(file, bytes);
+      // Pinned staging makes the copies several times faster; pageable copies still work when the driver refuses.
+      mapping.pinned = api_.mem_host_register(mapping.host.data(), bytes, 0) == CUDA_SUCCESS;
+      mapped_bytes_ += bytes;
+      found = mappings_.emplace(key, std::move(mapping)).first;
+    }
+    found->second.last_use = ++map_requests_;
+    host_ = &found->second.host;
     if (bytes > device_bytes_) {
       release_device_buffer();
       check(api_, api_.mem_alloc(&device_buffer_, bytes), "cuMemAlloc (the workload's buffer)");
       device_bytes_ = bytes;
     }
-    // Pinned staging makes the copies several times faster; pageable copies still work when the driver refuses.
-    registered_ = api_.mem_host_register(host_.data(), bytes, 0) == CUDA_SUCCESS;
-    return {{"ok", true}, {"pinned", registered_}};
+    return {{"ok", true}, {"pinned", found->second.pinned}};
+  }
+
+  // Least recently mapped first, until `incoming` more bytes fit the budget.
+  void evict_mappings(std::size_t incoming) {
+    constexpr std::size_t kMappedBudget = std::size_t{8} << 30;
+    while (!mappings_.empty() && (incoming > kMappedBudget || mapped_bytes_ > kMappedBudget - incoming)) {
+      auto oldest = std::min_element(mappings_.begin(), mappings_.end(),
+                                     [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+      if (host_ == &oldest->second.host) host_ = nullptr;
+      if (oldest->second.pinned) api_.mem_host_unregister(oldest->second.host.data());
+      mapped_bytes_ -= oldest->second.host.size();
+      mappings_.erase(oldest);
+    }
   }
 
   json bind(const json& request) {
@@ -166,18 +205,18 @@ class GpuWorker {
   }
 
   json transfer(const json& ranges, bool upload) {
-    for (const auto& [offset, bytes] : parse_ranges(ranges, host_.size(), upload ? "upload" : "download")) {
+    for (const auto& [offset, bytes] : parse_ranges(ranges, mapped().size(), upload ? "upload" : "download")) {
       if (upload)
-        check(api_, api_.memcpy_htod(device_buffer_ + offset, host_.data() + offset, bytes), "cuMemcpyHtoD");
+        check(api_, api_.memcpy_htod(device_buffer_ + offset, mapped().data() + offset, bytes), "cuMemcpyHtoD");
       else
-        check(api_, api_.memcpy_dtoh(host_.data() + offset, device_buffer_ + offset, bytes), "cuMemcpyDtoH");
+        check(api_, api_.memcpy_dtoh(mapped().data() + offset, device_buffer_ + offset, bytes), "cuMemcpyDtoH");
     }
     return {{"ok", true}};
   }
 
   // [from, to, bytes] ranges within the device copy of the buffer, device to device.
   json copy(const json& ranges) {
-    for (const auto& copy : parse_copies(ranges, host_.size()))
+    for (const auto& copy : parse_copies(ranges, mapped().size()))
       check(api_, api_.memcpy_dtod(device_buffer_ + copy.to, device_buffer_ + copy.from, copy.bytes), "cuMemcpyDtoD");
     return {{"ok", true}};
   }
@@ -272,8 +311,15 @@ class GpuWorker {
   CUstream stream_ = nullptr;
   CUevent start_ = nullptr, end_ = nullptr;
   std::size_t l2_bytes_ = 0;
-  SharedBuffer host_;
-  bool registered_ = false;
+  struct Mapping {
+    SharedBuffer host;
+    bool pinned = false;
+    std::uint64_t last_use = 0;
+  };
+  std::map<std::string, Mapping> mappings_;  // by file, inode and size
+  std::size_t mapped_bytes_ = 0;
+  std::uint64_t map_requests_ = 0;
+  SharedBuffer* host_ = nullptr;  // the mapping of the bound workload
   CUdeviceptr device_buffer_ = 0;
   std::size_t device_bytes_ = 0;
   CUdeviceptr flush_buffer_ = 0;
