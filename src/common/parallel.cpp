@@ -42,10 +42,19 @@ void for_each_chunk(std::int64_t count, std::int64_t chunk,
   if (failure) std::rethrow_exception(failure);
 }
 
+namespace {
+constexpr std::int64_t kByteChunk = 4 << 20;  // large enough that a thread's start costs little beside it
+}  // namespace
+
+void copy_bytes(void* to, const void* from, std::size_t bytes) {
+  for_each_chunk(static_cast<std::int64_t>(bytes), kByteChunk, [&](std::int64_t begin, std::int64_t end, std::int64_t) {
+    std::memcpy(static_cast<char*>(to) + begin, static_cast<const char*>(from) + begin, static_cast<std::size_t>(end - begin));
+  });
+}
+
 bool equal_bytes(const void* a, const void* b, std::size_t bytes) {
-  constexpr std::int64_t kChunk = 4 << 20;
   std::atomic<bool> equal{true};
-  for_each_chunk(static_cast<std::int64_t>(bytes), kChunk, [&](std::int64_t begin, std::int64_t end, std::int64_t) {
+  for_each_chunk(static_cast<std::int64_t>(bytes), kByteChunk, [&](std::int64_t begin, std::int64_t end, std::int64_t) {
     if (!equal.load(std::memory_order_relaxed)) return;
     if (std::memcmp(static_cast<const char*>(a) + begin, static_cast<const char*>(b) + begin, static_cast<std::size_t>(end - begin)) != 0)
       equal = false;

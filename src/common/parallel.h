@@ -13,6 +13,9 @@ namespace kernelarc::common {
 void for_each_chunk(std::int64_t count, std::int64_t chunk,
                     const std::function<void(std::int64_t begin, std::int64_t end, std::int64_t chunk_index)>& body);
 
+// memcpy over the machine's cores: the judge stages gigabytes of inputs and outputs per candidate.
+void copy_bytes(void* to, const void* from, std::size_t bytes);
+
 // memcmp(a, b, bytes) == 0 over the machine's cores: the judge checks gigabytes of inputs per candidate.
 bool equal_bytes(const void* a, const void* b, std::size_t bytes);
 

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "common/parallel.h"
@@ -183,20 +184,37 @@ std::optional<std::string> reference_output_problem(const std::string& name, tas
 std::optional<std::string> nondeterminism(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
                                           const std::byte* first, const std::byte* second, const task::Tolerance& tolerance) {
   const std::int64_t count = task::element_count(shape);
-  const auto a = task::to_float32(dtype, first, count);
-  const auto b = task::to_float32(dtype, second, count);
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-    if (a[i] == b[i]) continue;
-    // An infinity makes the band below infinite; +inf then -inf (or inf then a number) is no rounding difference.
-    if (std::isinf(a[i]) || std::isinf(b[i]))
-      return fmt::format("output '{}' differs between two runs on the same inputs at {}: {:.6g} then {:.6g}", name,
-                         format_index(static_cast<std::int64_t>(i), shape, task::values_per_element(dtype)), a[i], b[i]);
-    // Rounding differences from a different summation order stay far inside the task's band.
-    const double band = 0.1 * (tolerance.max_atol + tolerance.max_rtol * std::fabs(b[i]));
-    if (!(std::fabs(a[i] - b[i]) <= band))
-      return fmt::format("output '{}' differs between two runs on the same inputs at {}: {:.6g} then {:.6g}", name,
-                         format_index(static_cast<std::int64_t>(i), shape, task::values_per_element(dtype)), a[i], b[i]);
+  // The first differing value of each chunk; chunks are read in order, so the reported one is the first in the output.
+  std::vector<std::int64_t> first_difference(static_cast<std::size_t>((count + kChunkElements - 1) / kChunkElements), -1);
+  common::for_each_chunk(count, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
+    const std::size_t byte_offset = static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8;
+    const std::size_t byte_end = (static_cast<std::size_t>(end) * task::dtype_bits(dtype) + 7) / 8;
+    if (std::memcmp(first + byte_offset, second + byte_offset, byte_end - byte_offset) == 0) return;  // the usual case
+    const auto a = task::to_float32(dtype, first + byte_offset, end - begin);
+    const auto b = task::to_float32(dtype, second + byte_offset, end - begin);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+      if (a[i] == b[i]) continue;
+      // An infinity makes the band below infinite; +inf then -inf (or inf then a number) is no rounding difference.
+      // Rounding differences from a different summation order stay far inside the task's band.
+      const double band = 0.1 * (tolerance.max_atol + tolerance.max_rtol * std::fabs(b[i]));
+      if (std::isinf(a[i]) || std::isinf(b[i]) || !(std::fabs(a[i] - b[i]) <= band)) {
+        first_difference[static_cast<std::size_t>(index)] = begin * task::values_per_element(dtype) + static_cast<std::int64_t>(i);
+        return;
+      }
+    }
+  });
+  for (const std::int64_t at : first_difference) {
+    if (at < 0) continue;
+    const int per_element = task::values_per_element(dtype);
+    const std::int64_t element = at / per_element;
+    const std::int64_t base = task::dtype_bits(dtype) < 8 ? element & ~std::int64_t{1} : element;
+    const auto offset = static_cast<std::size_t>(base) * task::dtype_bits(dtype) / 8;
+    const auto value = [&](const std::byte* data) {
+      return task::to_float32(dtype, data + offset, element - base + 1)[static_cast<std::size_t>((element - base) * per_element + at % per_element)];
+    };
+    return fmt::format("output '{}' differs between two runs on the same inputs at {}: {:.6g} then {:.6g}", name,
+                       format_index(at, shape, per_element), value(first), value(second));
   }
   return std::nullopt;
 }

@@ -472,7 +472,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       const std::string reference_call = call_message(reference_layout, 0, std::nullopt).dump();
       const std::string flush_request = json{{"op", "flush"}, {"bytes", gpu ? 0 : options_.flush_bytes}}.dump();
       const auto write_slot = [](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) {
-        std::memcpy(buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes, image.data(), image.size());
+        common::copy_bytes(buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes, image.data(), image.size());
       };
       const auto prepare_outputs = [&](const SharedBuffer& buf, const Layout& lay, std::byte poison) {
         std::byte* region = buf.data() + lay.output_base();
@@ -517,8 +517,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       const auto outputs_of = [&](const SharedBuffer& buf, const Layout& lay) {
         std::vector<std::vector<std::byte>> outs;
         for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
-          const std::byte* at = buf.data() + lay.output_base() + lay.output_offsets[i];
-          outs.emplace_back(at, at + lay.output_bytes[i]);
+          outs.emplace_back(lay.output_bytes[i]);
+          common::copy_bytes(outs.back().data(), buf.data() + lay.output_base() + lay.output_offsets[i], lay.output_bytes[i]);
         }
         return outs;
       };
@@ -731,7 +731,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         json ranges = json::array();
         for (std::size_t v = 0; v < variants.size(); ++v) {
           const std::size_t at = layout.variant_base(static_cast<int>(v));
-          std::memcpy(buffer.data() + at, variants[v]->slot_image.data(), variants[v]->slot_image.size());
+          common::copy_bytes(buffer.data() + at, variants[v]->slot_image.data(), variants[v]->slot_image.size());
           ranges.push_back({at, layout.slot_bytes});
         }
         const auto reply = candidate_session.worker.request({{"op", "upload"}, {"ranges", ranges}}, deadline);

@@ -342,6 +342,19 @@ TEST(ComparisonTest, NondeterminismRealDifferenceFails) {
   EXPECT_TRUE(nondeterminism("z", DType::float32, {1}, c.data(), d.data(), tolerance(0.01, 0.01)).has_value());
 }
 
+// Large outputs are checked in parallel chunks: the difference reported is the first in the output, wherever it is.
+TEST(ComparisonTest, NondeterminismReportsTheFirstDifferenceOfALargeOutput) {
+  std::vector<float> values(300000, 0.5f);
+  auto a = f32(values), b = a;
+  const auto change = [&](std::vector<std::byte>& bytes, std::size_t at, float value) { std::memcpy(bytes.data() + at * 4, &value, 4); };
+  change(b, 299999, 7.0f);
+  change(b, 200001, 3.0f);
+  const auto difference = nondeterminism("y", DType::float32, {3, 100000}, a.data(), b.data(), tolerance(0.01, 0.01));
+  ASSERT_TRUE(difference.has_value());
+  EXPECT_THAT(*difference, HasSubstr("at [2, 1]: 0.5 then 3"));
+  EXPECT_EQ(nondeterminism("y", DType::float32, {3, 100000}, a.data(), a.data(), tolerance(0.01, 0.01)), std::nullopt);
+}
+
 TEST(ComparisonTest, NondeterminismNonFiniteDifferencesFail) {
   const Tolerance tol = tolerance(0.01, 0.01);
   const auto nan = f32({kNaN}), one = f32({1.0f}), pos = f32({kInf}), neg = f32({-kInf}), big = f32({1e30f});

@@ -347,7 +347,7 @@ TEST(ParallelTest, EveryChunkRunsOnceAndAFailureIsRethrown) {
                std::runtime_error);
 }
 
-TEST(ParallelTest, EqualBytesFindsAOneByteDifferenceAnywhere) {
+TEST(ParallelTest, EqualBytesFindsAOneByteDifferenceAnywhereAndCopyBytesCopiesAll) {
   std::vector<std::uint8_t> a(9u << 20, 0x5A), b = a;  // over two of its chunks
   EXPECT_TRUE(common::equal_bytes(a.data(), b.data(), a.size()));
   for (std::size_t at : {std::size_t{0}, std::size_t{4} << 20, a.size() - 1}) {
@@ -356,6 +356,10 @@ TEST(ParallelTest, EqualBytesFindsAOneByteDifferenceAnywhere) {
     b[at] ^= 1;
   }
   EXPECT_TRUE(common::equal_bytes(a.data(), b.data(), 0));
+  std::vector<std::uint8_t> c(a.size());
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<std::uint8_t>(i * 7);
+  common::copy_bytes(a.data(), c.data(), c.size());
+  EXPECT_EQ(a, c);
 }
 
 }  // namespace
