@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <future>
 #include <set>
 #include <vector>
 
@@ -37,6 +39,13 @@ struct Run::State {
   std::vector<std::int64_t> store_id_of;    // the same numbering: the candidate's id in the store
   std::size_t since_plateau = 0;
   std::size_t turn = 0;
+  struct Pending {
+    Agent agent;  // as it was when it proposed (a plateau deals strategies again)
+    std::size_t index;
+    Proposal proposal;
+    std::shared_future<void> built;  // valid when the compile pool builds it
+  };
+  std::deque<Pending> pending;  // proposals in flight, in the order they will be judged
   std::optional<Knobs> restart_from;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
@@ -46,6 +55,11 @@ Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, store:
     : task_(task), options_(std::move(options)), judge_(std::move(judge)), store_(store), progress_(std::move(progress)) {}
 
 Run::~Run() = default;
+
+void Run::build_ahead(BuildFunction build, unsigned threads) {
+  build_ahead_ = std::move(build);
+  build_threads_ = threads;
+}
 
 Measured Run::measure(std::int64_t candidate_id, const judge::CandidateVerdict& verdict) {
   Measured measured;
@@ -165,6 +179,8 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     json payload = {{"number", number}, {"candidate", id}, {"agent", proposer}, {"strategy", strategy}, {"knobs", knobs},
                     {"decision", verdict_name(decision)}, {"measured", measured_json(measured)}, {"time_ns", measured.time_ns}};
     if (measured_again) payload["measured_again"] = measured_json(*measured_again);
+    payload["judge_seconds"] = verdict.judge_seconds + (again ? again->judge_seconds : 0.0);
+    payload["phase_seconds"] = verdict.phase_seconds;  // of the first measurement
     event("judged", payload);
     if (decision == Verdict::first) return;
     Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, outcome, effect, lesson, 0};
@@ -285,24 +301,42 @@ RunSummary Run::resume(std::int64_t run_id) {
   return loop();
 }
 
+void Run::top_up_proposals() {
+  State& st = *state_;
+  for (std::size_t index = 0; index < st.summary.agents.size(); ++index) {
+    if (std::any_of(st.pending.begin(), st.pending.end(), [&](const State::Pending& p) { return p.index == index; })) continue;
+    const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+    std::set<Knobs> taken = st.tried;
+    for (const auto& p : st.pending) taken.insert(p.proposal.knobs);
+    auto proposal = st.brains[index].propose(base, taken);
+    if (!proposal) continue;
+    st.restart_from.reset();
+    State::Pending next{st.summary.agents[index], index, std::move(*proposal), {}};
+    if (pool_) next.built = pool_->submit(source_for(next.proposal.knobs));
+    st.pending.push_back(std::move(next));
+  }
+}
+
 RunSummary Run::loop() {
   State& st = *state_;
-  std::size_t idle = 0;
+  if (build_ahead_ && !pool_) pool_ = std::make_unique<CompilePool>(build_ahead_, build_threads_);
   for (;;) {
     if (st.summary.judged >= options_.budget) return finish("finished", fmt::format("budget of {} candidates spent", options_.budget));
     if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= options_.time_limit)
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));
-    const std::size_t index = st.turn++ % st.summary.agents.size();
-    const Agent agent = st.summary.agents[index];
-    const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
-    const auto proposal = st.brains[index].propose(base, st.tried);
-    st.restart_from.reset();
-    if (!proposal) {
-      if (++idle >= st.summary.agents.size()) return finish("finished", "every agent has tried every configuration it can reach");
-      continue;
+    top_up_proposals();
+    if (st.pending.empty()) return finish("finished", "every agent has tried every configuration it can reach");
+    State::Pending next = std::move(st.pending.front());
+    st.pending.pop_front();
+    ++st.turn;
+    if (next.built.valid()) {
+      try {
+        next.built.get();
+      } catch (const std::exception&) {
+        // The judge builds it again and reports why it fails.
+      }
     }
-    idle = 0;
-    judge_and_record(proposal->knobs, agent.name, agent.strategy, proposal->hypothesis);
+    judge_and_record(next.proposal.knobs, next.agent.name, next.agent.strategy, next.proposal.hypothesis);
 
     if (on_plateau(st.controller.history(), st.since_plateau, options_.plateau)) {
       // A forced change: every agent takes the next agent's strategy, and the next proposal starts from the best backup.

@@ -1,7 +1,8 @@
 // One optimisation run: agents (a strategy and a brain each) propose candidates from the incumbent, the judge
 // decides, the controller promotes or keeps, the board collects conclusions, a plateau forces a change, and
-// every step is recorded in the store. This first version runs the built-in search brain with its agents
-// taking turns in a fixed order, so a run is reproducible given the judge's numbers.
+// every step is recorded in the store. Every agent keeps one proposal in flight: proposals are made in a fixed
+// turn order and judged in that order, one at a time, while a compile pool builds the ones waiting (when the run
+// has one), so a run is reproducible given the judge's numbers.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "engine/board.h"
+#include "engine/compile_pool.h"
 #include "engine/controller.h"
 #include "engine/plateau.h"
 #include "engine/search_brain.h"
@@ -60,6 +62,9 @@ class Run {
  public:
   Run(const task::Task& task, RunOptions options, JudgeFunction judge, store::Store& store, ProgressCallback progress = {});
   ~Run();
+  // Proposals are built ahead of the judge on `threads` threads (0: one per core). Without it the judge builds each
+  // when it comes to it. Call before execute or resume.
+  void build_ahead(BuildFunction build, unsigned threads = 0);
   // A new run, recorded in the store from its first step.
   RunSummary execute();
   // Continues run `run_id` of the store where it stopped (a killed orchestrator): every judged candidate, decision,
@@ -76,6 +81,8 @@ class Run {
   void choose_template();
   void deal_strategies(const std::vector<std::string>& strategies, std::uint64_t seed_offset);
   judge::CandidateSource source_for(const Knobs& knobs) const;
+  // Every agent without a proposal in flight proposes, in agent order; each proposal goes to the compile pool.
+  void top_up_proposals();
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
   Verdict judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis);
   RunSummary loop();
@@ -87,6 +94,9 @@ class Run {
   JudgeFunction judge_;
   store::Store& store_;
   ProgressCallback progress_;
+  BuildFunction build_ahead_;
+  unsigned build_threads_ = 0;
+  std::unique_ptr<CompilePool> pool_;  // made when the run starts; its destructor waits for the builds under way
   const task::Template* template_ = nullptr;
   std::int64_t run_id_ = 0;
   std::unique_ptr<State> state_;

@@ -269,7 +269,7 @@ Judge::~Judge() {
   fs::remove_all(scratch_, ignored);
 }
 
-BuildResult Judge::build_candidate(const CandidateSource& candidate) const {
+BuildResult Judge::build(const CandidateSource& candidate) const {
   if (options_.device == "cpu") {
     if (candidate.form == task::TemplateForm::kernel) {
       BuildResult refused;
@@ -319,7 +319,7 @@ void Judge::build_reference(const ProgressCallback& say) {
     CandidateSource reference;
     reference.name = "reference";
     reference.source = read_text_file(cuda_reference->second);
-    reference_build_ = build_candidate(reference);
+    reference_build_ = build(reference);
     reference_device_ = options_.device;
   } else if (cpu_reference != references.end()) {
     if (say) say("building the native reference");
@@ -349,7 +349,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   say(fmt::format("building {}", candidate.name));
   {
     const auto building = phases.measure("build");
-    verdict.build = build_candidate(candidate);
+    verdict.build = build(candidate);
   }
 
   std::vector<const task::Workload*> workloads;

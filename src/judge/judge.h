@@ -66,6 +66,8 @@ class Judge {
   Judge& operator=(const Judge&) = delete;
 
   CandidateVerdict evaluate(const CandidateSource& candidate, const ProgressCallback& progress = {});
+  // Builds a candidate into the on-disk cache (evaluate's build is then a hit). Safe to call from several threads.
+  BuildResult build(const CandidateSource& candidate) const;
 
   // Baseline times (ns) per workload uuid, for the SOL score.
   void set_baselines(std::map<std::string, double> baseline_ns) { baselines_ = std::move(baseline_ns); }
@@ -75,7 +77,6 @@ class Judge {
  private:
   struct Session;
   struct Round;
-  BuildResult build_candidate(const CandidateSource& candidate) const;
   void build_reference(const ProgressCallback& say);
   SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;

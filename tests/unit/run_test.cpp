@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "engine/run.h"
 #include "store/store.h"
@@ -112,6 +115,39 @@ TEST_F(RunTest, TheSameSeedMakesTheSameDecisions) {
   options.seed = 12;
   const auto other = run(options, "c.db");
   EXPECT_EQ(other.best_knobs, first.best_knobs) << "another order, the same optimum";
+}
+
+// With a compile pool, every proposal is built before the judge takes it, and the decisions are the same as without.
+TEST_F(RunTest, ProposalsAreBuiltAheadAndTheDecisionsDoNotChange) {
+  RunOptions options;
+  options.agents = 4;
+  options.seed = 5;
+  const auto plain = run(options, "plain.db");
+
+  std::mutex mutex;
+  std::set<std::string> built;
+  std::vector<std::string> judged_unbuilt;
+  int calls = 0;
+  auto store = store::Store::open(dir_ / "pool.db");
+  engine::Run optimisation(
+      task_, options,
+      [&](const judge::CandidateSource& source) {
+        std::lock_guard lock(mutex);
+        if (++calls > 1 && !built.count(source.name)) judged_unbuilt.push_back(source.name);  // the start is built by the judge
+        return scripted(source, 0.005);
+      },
+      store);
+  optimisation.build_ahead(
+      [&](const judge::CandidateSource& source) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a build takes time: the judge must wait for it
+        std::lock_guard lock(mutex);
+        built.insert(source.name);
+      },
+      3);
+  const auto pooled = optimisation.execute();
+  EXPECT_TRUE(judged_unbuilt.empty()) << "judged before its build finished: " << judged_unbuilt.front();
+  EXPECT_GE(built.size(), static_cast<std::size_t>(pooled.judged - 1)) << "every proposal after the start went to the pool";
+  EXPECT_EQ(decisions(plain.run_id, "plain.db"), decisions(pooled.run_id, "pool.db"));
 }
 
 TEST_F(RunTest, APlateauForcesAChangeAndIsAnEvent) {
