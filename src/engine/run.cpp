@@ -19,6 +19,8 @@ using nlohmann::json;
 
 namespace {
 
+constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads before each proposal
+
 std::string first_line(const std::string& text) {
   const auto end = text.find('\n');
   std::string line = text.substr(0, end);
@@ -243,6 +245,7 @@ RunSummary Run::execute() {
     event("run_started", {{"config", config}, {"agents", agents}});
   });
   state_->summary.run_id = run_id_;
+  load_earlier_conclusions();
 
   if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
   const Verdict first = judge_and_record(SearchBrain::defaults(*template_), "start", "", "the template's knobs at their first values");
@@ -290,6 +293,7 @@ RunSummary Run::resume(std::int64_t run_id) {
     }
   }
   if (strategies.empty()) throw std::runtime_error(fmt::format("run {} has no run_started event", run_id));
+  load_earlier_conclusions();
   auto conclusions = store_.conclusions(task_.definition.name);
   std::reverse(conclusions.begin(), conclusions.end());
   for (const auto& c : conclusions)
@@ -301,6 +305,22 @@ RunSummary Run::resume(std::int64_t run_id) {
   return loop();
 }
 
+// Earlier runs on the same task, or on another of the same op_type, start the board (oldest first, so a full board
+// keeps what says most): what they learnt is where this run's agents look first.
+void Run::load_earlier_conclusions() {
+  State& st = *state_;
+  std::set<std::int64_t> runs;
+  std::size_t loaded = 0;
+  for (const auto& c : store_.conclusions_of_similar_runs(task_.definition.name, task_.definition.op_type, run_id_)) {
+    st.board.add({c.task, task_.definition.op_type, c.workload_class, c.strategy, c.change, c.outcome, c.effect, c.lesson, 0});
+    if (c.run_id) runs.insert(*c.run_id);
+    ++loaded;
+  }
+  if (loaded == 0) return;
+  if (progress_)
+    progress_(fmt::format("  the board starts with {} conclusions of {} earlier run(s); it keeps {}", loaded, runs.size(), st.board.entries().size()));
+}
+
 void Run::top_up_proposals() {
   State& st = *state_;
   for (std::size_t index = 0; index < st.summary.agents.size(); ++index) {
@@ -308,7 +328,8 @@ void Run::top_up_proposals() {
     const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
     std::set<Knobs> taken = st.tried;
     for (const auto& p : st.pending) taken.insert(p.proposal.knobs);
-    auto proposal = st.brains[index].propose(base, taken);
+    const auto evidence = st.board.relevant(st.summary.agents[index].strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries);
+    auto proposal = st.brains[index].propose(base, taken, evidence);
     if (!proposal) continue;
     st.restart_from.reset();
     State::Pending next{st.summary.agents[index], index, std::move(*proposal), {}};

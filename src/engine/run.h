@@ -81,6 +81,7 @@ class Run {
   void choose_template();
   void deal_strategies(const std::vector<std::string>& strategies, std::uint64_t seed_offset);
   judge::CandidateSource source_for(const Knobs& knobs) const;
+  void load_earlier_conclusions();
   // Every agent without a proposal in flight proposes, in agent order; each proposal goes to the compile pool.
   void top_up_proposals();
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <regex>
 #include <vector>
 
 namespace kernelarc::engine {
@@ -28,7 +30,22 @@ bool SearchBrain::allowed(const task::Template& tmpl, const Knobs& knobs) {
   return true;
 }
 
-std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<Knobs>& tried) {
+Knobs SearchBrain::settings_in(const std::string& change) {
+  static const std::regex step(R"(^([A-Za-z_][A-Za-z0-9_]*) \S+ -> (-?[0-9]+))");
+  static const std::regex assignment(R"(([A-Za-z_][A-Za-z0-9_]*)=(-?[0-9]+))");
+  Knobs settings;
+  std::smatch match;
+  if (std::regex_search(change, match, step)) {
+    settings[match[1].str()] = std::stoll(match[2].str());
+  } else if (change.rfind("jump to ", 0) == 0) {
+    const std::string list = change.substr(8, change.find(" (") == std::string::npos ? std::string::npos : change.find(" (") - 8);
+    for (auto it = std::sregex_iterator(list.begin(), list.end(), assignment); it != std::sregex_iterator(); ++it)
+      settings[(*it)[1].str()] = std::stoll((*it)[2].str());
+  }
+  return settings;
+}
+
+std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<Knobs>& tried, const std::vector<Conclusion>& evidence) {
   std::vector<const task::Knob*> mine;
   for (const auto& knob : template_.knobs)
     if (knob.strategy == strategy_) mine.push_back(&knob);
@@ -40,6 +57,18 @@ std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<K
     for (const auto value : knob->values)
       if (base.count(knob->name) == 0 || base.at(knob->name) != value) moves.emplace_back(knob, value);
   std::shuffle(moves.begin(), moves.end(), random_);
+  // What the board says about each move: effects of the conclusions that made it, a failure counting -1.
+  std::map<std::pair<std::string, std::int64_t>, double> score;
+  for (const auto& conclusion : evidence)
+    for (const auto& [name, value] : settings_in(conclusion.change))
+      score[{name, value}] += conclusion.outcome.rfind("rejected", 0) == 0 ? -1.0 : conclusion.effect;
+  std::stable_sort(moves.begin(), moves.end(), [&](const auto& a, const auto& b) {
+    const auto score_of = [&](const auto& move) {
+      const auto found = score.find({move.first->name, move.second});
+      return found == score.end() ? 0.0 : found->second;
+    };
+    return score_of(a) > score_of(b);
+  });
   for (const auto& [knob, value] : moves) {
     Knobs next = base;
     next[knob->name] = value;

@@ -1,7 +1,10 @@
 // The built-in brain: a search over a template's knobs, no model needed. An agent owns the knobs tagged with
-// its strategy; from the incumbent's values it changes one of them at a time (every neighbour, in a seeded
-// order), and jumps to a random valid configuration once every neighbour has been tried. Never proposes a
-// configuration tried before or one that breaks the template's constraints.
+// its strategy; from the incumbent's values it changes one of them at a time, and jumps to a random valid
+// configuration once every neighbour has been tried. The order of the moves is a bandit's: each move (a knob
+// set to a value) is scored by what the board's conclusions say about setting that knob to that value (their
+// effects summed, a failure counting -1), unknown moves score 0 and come in a seeded random order, so an empty
+// board means pure exploration. Never proposes a configuration tried before or one that breaks the template's
+// constraints.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "engine/board.h"
 #include "task/task.h"
 
 namespace kernelarc::engine {
@@ -27,13 +31,17 @@ class SearchBrain {
   SearchBrain(const task::Template& tmpl, std::string strategy, std::uint64_t seed);
 
   // The next configuration from `base`, or nullopt when this strategy has nothing left to try.
-  // `tried` holds every configuration judged so far, by any agent.
-  std::optional<Proposal> propose(const Knobs& base, const std::set<Knobs>& tried);
+  // `tried` holds every configuration judged or in flight, by any agent; `evidence` is the board's entries for
+  // this agent, most relevant first.
+  std::optional<Proposal> propose(const Knobs& base, const std::set<Knobs>& tried, const std::vector<Conclusion>& evidence = {});
 
   // The template's knobs at their first values: the starting candidate.
   static Knobs defaults(const task::Template& tmpl);
   // Whether `knobs` satisfies every constraint of the template that names only knobs.
   static bool allowed(const task::Template& tmpl, const Knobs& knobs);
+  // The knob values a conclusion's change set, read from this brain's hypotheses ("BLOCK 256 -> 512 (...)",
+  // "jump to BLOCK=512 VEC=4 (...)"); empty for any other text.
+  static Knobs settings_in(const std::string& change);
 
  private:
   const task::Template& template_;

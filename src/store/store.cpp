@@ -583,12 +583,12 @@ std::vector<VerdictRecord> Store::verdicts(std::int64_t candidate_id) const {
   return result;
 }
 
-std::vector<ConclusionRecord> Store::conclusions(std::string_view task) const {
-  Statement select(db_,
-                   "SELECT id, run_id, task, workload_class, strategy, change, outcome, effect, "
-                   "lesson, created_at FROM conclusions WHERE task = ? ORDER BY id DESC",
-                   "conclusions");
-  select.bind(task);
+namespace {
+
+constexpr const char* kConclusionColumns =
+    "c.id, c.run_id, c.task, c.workload_class, c.strategy, c.change, c.outcome, c.effect, c.lesson, c.created_at";
+
+std::vector<ConclusionRecord> read_conclusions(Statement& select) {
   std::vector<ConclusionRecord> result;
   while (select.step()) {
     ConclusionRecord conclusion;
@@ -605,6 +605,27 @@ std::vector<ConclusionRecord> Store::conclusions(std::string_view task) const {
     result.push_back(std::move(conclusion));
   }
   return result;
+}
+
+}  // namespace
+
+std::vector<ConclusionRecord> Store::conclusions(std::string_view task) const {
+  Statement select(db_, fmt::format("SELECT {} FROM conclusions c WHERE c.task = ? ORDER BY c.id DESC", kConclusionColumns),
+                   "conclusions");
+  select.bind(task);
+  return read_conclusions(select);
+}
+
+std::vector<ConclusionRecord> Store::conclusions_of_similar_runs(std::string_view task, std::string_view op_type,
+                                                                  std::int64_t before_run) const {
+  Statement select(db_,
+                   fmt::format("SELECT {} FROM conclusions c JOIN runs r ON r.id = c.run_id JOIN tasks t ON t.id = r.task_id "
+                               "WHERE c.run_id < ? AND (t.name = ? OR (? <> '' AND json_extract(t.definition_json, '$.op_type') = ?)) "
+                               "ORDER BY c.id",
+                               kConclusionColumns),
+                   "conclusions of similar runs");
+  select.bind(before_run, task, op_type, op_type);
+  return read_conclusions(select);
 }
 
 std::vector<EventRecord> Store::events(std::int64_t run_id) const {

@@ -131,6 +131,10 @@ class Store {
   std::vector<CandidateRecord> candidates(std::int64_t run_id) const;  // oldest first
   std::vector<VerdictRecord> verdicts(std::int64_t candidate_id) const;  // oldest first
   std::vector<ConclusionRecord> conclusions(std::string_view task) const;  // newest first
+  // What earlier runs (id below `before_run`) on the same task, or on any task of the same op_type, concluded; oldest
+  // first. An empty op_type matches by task only.
+  std::vector<ConclusionRecord> conclusions_of_similar_runs(std::string_view task, std::string_view op_type,
+                                                            std::int64_t before_run) const;
   std::vector<EventRecord> events(std::int64_t run_id) const;  // oldest first
 
   // Runs body inside BEGIN IMMEDIATE ... COMMIT, or ROLLBACK and rethrow if it

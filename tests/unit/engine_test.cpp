@@ -166,5 +166,37 @@ TEST(SearchBrainTest, TheSameSeedProposesTheSameSequence) {
   EXPECT_NE(sequence(7), sequence(8));
 }
 
+TEST(SearchBrainTest, ReadsTheKnobSettingsOfItsOwnHypotheses) {
+  EXPECT_EQ(SearchBrain::settings_in("A 1 -> 4 (tiling: rows per block)"), (Knobs{{"A", 4}}));
+  EXPECT_EQ(SearchBrain::settings_in("A default -> -2 (tiling: try the neighbour)"), (Knobs{{"A", -2}}));
+  EXPECT_EQ(SearchBrain::settings_in("jump to A=3 B=2 (tiling: every single step from the incumbent was tried)"),
+            (Knobs{{"A", 3}, {"B", 2}}));
+  EXPECT_TRUE(SearchBrain::settings_in("use shared memory for the row").empty()) << "free text from a model sets no knob";
+}
+
+// The board orders the moves: the promising one first, the failed one last, whatever the seed.
+TEST(SearchBrainTest, TriesWhatTheBoardFoundPromisingFirstAndWhatFailedLast) {
+  const auto tmpl = two_knob_template();
+  const Knobs base = SearchBrain::defaults(tmpl);
+  const std::vector<Conclusion> evidence = {
+      {"t", "op", "all", "tiling", "A 1 -> 3 (tiling: rows per block)", "promoted", 0.30, "", 0},
+      {"t", "op", "all", "tiling", "B 1 -> 2 (tiling: try the neighbour)", "rejected: INCORRECT_NUMERICAL", 0, "", 0},
+      {"t", "op", "all", "tiling", "A 1 -> 2 (tiling: rows per block)", "backup", -0.05, "", 0}};
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SearchBrain brain(tmpl, "tiling", seed);
+    std::set<Knobs> tried{base};
+    std::vector<Knobs> order;
+    while (auto proposal = brain.propose(base, tried, evidence)) {
+      if (proposal->hypothesis.rfind("jump", 0) == 0) break;
+      order.push_back(proposal->knobs);
+      tried.insert(proposal->knobs);
+    }
+    ASSERT_EQ(order.size(), 4u) << "A to 2, 3 or 4; B to 2";
+    EXPECT_EQ(order.front().at("A"), 3) << "seed " << seed;
+    EXPECT_EQ(order.back().at("B"), 2) << "seed " << seed << ": the failed move comes last";
+    EXPECT_EQ(order[2].at("A"), 2) << "seed " << seed << ": slower comes after unknown";
+  }
+}
+
 }  // namespace
 }  // namespace kernelarc::engine

@@ -1,5 +1,6 @@
 // A run with the search brain against a scripted judge (times from a formula over the knobs): the loop, the
 // store records, budgets, rejections, plateaus and reproducibility, without compiling anything.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -148,6 +149,37 @@ TEST_F(RunTest, ProposalsAreBuiltAheadAndTheDecisionsDoNotChange) {
   EXPECT_TRUE(judged_unbuilt.empty()) << "judged before its build finished: " << judged_unbuilt.front();
   EXPECT_GE(built.size(), static_cast<std::size_t>(pooled.judged - 1)) << "every proposal after the start went to the pool";
   EXPECT_EQ(decisions(plain.run_id, "plain.db"), decisions(pooled.run_id, "pool.db"));
+}
+
+// A second run on the same task starts from the first run's conclusions: its agents try the moves that won first.
+TEST_F(RunTest, ALaterRunStartsFromTheConclusionsOfEarlierOnes) {
+  RunOptions options;
+  options.agents = 2;
+  options.seed = 21;
+  const auto earlier = run(options, "shared.db");
+  ASSERT_TRUE(earlier.best);
+  ASSERT_GE(earlier.promotions, 1);
+  options.budget = 3;  // the start and one proposal per agent
+  const auto first_proposals = [&](std::int64_t run_id, const std::string& store_name) {
+    auto store = store::Store::open(dir_ / store_name);
+    std::vector<Knobs> knobs;
+    for (const auto& candidate : store.candidates(run_id))
+      if (candidate.proposer != "start") knobs.push_back(nlohmann::json::parse(candidate.knobs_json).get<Knobs>());
+    return knobs;
+  };
+  // The earlier run's promoted moves, one knob each from the start: ONE_PASS=1 and ROWS_PER_STEP=4 (the wrong
+  // ROWS_PER_STEP=2 with ONE_PASS=1 was rejected). Without the board the tiling agent picks its first step at random.
+  int fresh_elsewhere = 0;
+  for (std::uint64_t seed = 22; seed < 28; ++seed) {
+    options.seed = seed;
+    const auto later = run(options, "shared.db");
+    for (const auto& knobs : first_proposals(later.run_id, "shared.db"))
+      EXPECT_TRUE(knobs.at("ONE_PASS") == 1 || knobs.at("ROWS_PER_STEP") == 4) << "seed " << seed << ": " << nlohmann::json(knobs).dump();
+    const std::string fresh_store = fmt::format("fresh{}.db", seed);
+    const auto fresh = run(options, fresh_store);
+    for (const auto& knobs : first_proposals(fresh.run_id, fresh_store)) fresh_elsewhere += knobs.at("ROWS_PER_STEP") == 2 ? 1 : 0;
+  }
+  EXPECT_GT(fresh_elsewhere, 0) << "without the board some seeds start with ROWS_PER_STEP=2";
 }
 
 TEST_F(RunTest, APlateauForcesAChangeAndIsAnEvent) {
