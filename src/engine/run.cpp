@@ -40,7 +40,6 @@ struct Run::State {
   std::vector<Knobs> knobs_of;              // by the run's candidate number (1 = the starting candidate)
   std::vector<std::int64_t> store_id_of;    // the same numbering: the candidate's id in the store
   std::size_t since_plateau = 0;
-  std::size_t turn = 0;
   struct Pending {
     Agent agent;  // as it was when it proposed (a plateau deals strategies again)
     std::size_t index;
@@ -289,7 +288,6 @@ RunSummary Run::resume(std::int64_t run_id) {
       st.knobs_of.push_back(knobs);
       st.store_id_of.push_back(payload.at("candidate").get<std::int64_t>());
       ++st.summary.judged;
-      if (payload.at("agent") != "start") ++st.turn;
     }
   }
   if (strategies.empty()) throw std::runtime_error(fmt::format("run {} has no run_started event", run_id));
@@ -349,7 +347,6 @@ RunSummary Run::loop() {
     if (st.pending.empty()) return finish("finished", "every agent has tried every configuration it can reach");
     State::Pending next = std::move(st.pending.front());
     st.pending.pop_front();
-    ++st.turn;
     if (next.built.valid()) {
       try {
         next.built.get();

@@ -38,7 +38,8 @@ Knobs SearchBrain::settings_in(const std::string& change) {
   if (std::regex_search(change, match, step)) {
     settings[match[1].str()] = std::stoll(match[2].str());
   } else if (change.rfind("jump to ", 0) == 0) {
-    const std::string list = change.substr(8, change.find(" (") == std::string::npos ? std::string::npos : change.find(" (") - 8);
+    const auto reason = change.find(" (");
+    const std::string list = change.substr(8, reason == std::string::npos ? std::string::npos : reason - 8);
     for (auto it = std::sregex_iterator(list.begin(), list.end(), assignment); it != std::sregex_iterator(); ++it)
       settings[(*it)[1].str()] = std::stoll((*it)[2].str());
   }
