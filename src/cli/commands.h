@@ -11,5 +11,7 @@ CLI::App* add_tasks_command(CLI::App& app, int& exit_code);
 CLI::App* add_calibrate_command(CLI::App& app, int& exit_code);
 CLI::App* add_worker_command(CLI::App& app, int& exit_code);
 CLI::App* add_run_command(CLI::App& app, int& exit_code);
+CLI::App* add_export_command(CLI::App& app, int& exit_code);
+CLI::App* add_board_command(CLI::App& app, int& exit_code);
 
 }  // namespace kernelarc::cli

@@ -189,10 +189,7 @@ int run_eval(const EvalArguments& args) {
     const auto peaks = device_peaks(options.device, options.compiler, args.peaks);
     judge::Judge judge(task, options, peaks);
     if (!args.baseline_file.empty()) {
-      const auto baseline = json::parse(judge::read_text_file(args.baseline_file));
-      std::map<std::string, double> ns;
-      for (const auto& [uuid, ms] : baseline.items()) ns[uuid] = ms.get<double>() * 1e6;
-      judge.set_baselines(ns);
+      judge.set_baselines(load_baseline_file(args.baseline_file));
     } else if (!args.baseline_candidate.empty()) {
       EvalArguments baseline_args = args;
       baseline_args.candidate = args.baseline_candidate;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
+#include "judge/build_cache.h"
 #include "judge/cpu_calibration.h"
 #ifdef KERNELARC_HAVE_CUDA
 #include "judge/cuda/cuda_driver.h"
@@ -100,6 +102,23 @@ task::DevicePeaks gpu_device_peaks(int ordinal) {
   (void)ordinal;
   throw std::runtime_error("this build has no CUDA support");
 #endif
+}
+
+std::map<std::string, double> load_baseline_file(const fs::path& path) {
+  nlohmann::json baseline;
+  try {
+    baseline = nlohmann::json::parse(judge::read_text_file(path));
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(fmt::format("{} is not JSON: {}", path.string(), error.what()));
+  }
+  if (!baseline.is_object()) throw std::runtime_error(fmt::format("{} must hold a JSON object: workload uuid -> milliseconds", path.string()));
+  std::map<std::string, double> ns;
+  for (const auto& [uuid, ms] : baseline.items()) {
+    if (!ms.is_number() || ms.get<double>() <= 0)
+      throw std::runtime_error(fmt::format("{}: the baseline of {} must be a positive number of milliseconds", path.string(), uuid));
+    ns[uuid] = ms.get<double>() * 1e6;
+  }
+  return ns;
 }
 
 }  // namespace kernelarc::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,10 @@ task::DevicePeaks gpu_device_peaks(int ordinal);
 
 // The peaks of `device` ("cpu" or "cuda:N"): the CPU's as cpu_device_peaks says, a GPU's from the datasheet table.
 task::DevicePeaks device_peaks(const std::string& device, const judge::CompilerOptions& options, const CpuPeakOverrides& overrides);
+
+// A baseline file: a JSON object, workload uuid -> T_b in milliseconds. Returns nanoseconds by uuid; throws
+// std::runtime_error naming the file and the entry that is not a positive number.
+std::map<std::string, double> load_baseline_file(const std::filesystem::path& path);
 
 // Exit codes of every subcommand.
 inline constexpr int kExitOk = 0;

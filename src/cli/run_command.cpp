@@ -6,10 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "brains/brains.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "engine/run.h"
 #include "judge/judge.h"
+#include "report/live_display.h"
+#include "report/run_summary.h"
 #include "store/store.h"
 
 namespace kernelarc::cli {
@@ -32,11 +35,12 @@ struct RunArguments {
   std::string brain = "search";
   std::uint64_t seed = 1;
   std::string store;
+  std::string baseline_file;
   bool json_output = false;
   bool quiet = false;
-  int rounds = 5;
-  int warmup = 5;
-  int iterations = 20;
+  // The judge's protocol; unset: lighter on the CPU, where one call of a large workload takes milliseconds and a
+  // candidate judged with the GPU's protocol takes 15 to 30 s on two cores.
+  std::optional<int> rounds, warmup, iterations, rechecks;
   std::size_t plateau_window = 16;
   double plateau_gain = 0.02;
   CpuPeakOverrides peaks;
@@ -93,14 +97,15 @@ int run_command(const RunArguments& args) {
       fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", args.device, *why);
       return kExitUsage;
     }
-  if (args.brain != "search") {
-    fmt::print(stderr, "kernelarc run: --brain {} is not available yet; the built-in search brain is (--brain search)\n", args.brain);
+  if (args.brain == "llm") {
+    fmt::print(stderr, "kernelarc run: --brain llm is not available yet; the built-in brains are: {}\n", fmt::join(brains::brain_names(), ", "));
     return kExitUsage;
   }
   task::Task task;
   engine::RunOptions options;
   const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
   std::optional<store::Store> store;
+  engine::BrainFactory brains;
   try {
     store.emplace(store::Store::open(store_path));
     if (args.resume > 0) {
@@ -122,8 +127,11 @@ int run_command(const RunArguments& args) {
       options.board_capacity = parse_capacity(args.board_capacity);
       options.seed = args.seed;
       options.template_name = args.template_name;
+      options.brain = args.brain;
+      if (!args.baseline_file.empty()) options.baseline_ns = load_baseline_file(args.baseline_file);
       options.plateau = {args.plateau_window, args.plateau_gain};
     }
+    brains = brains::brain_factory(options.brain);
   } catch (const std::exception& error) {
     fmt::print(stderr, "kernelarc run: {}\n", error.what());
     return kExitUsage;
@@ -136,39 +144,36 @@ int run_command(const RunArguments& args) {
     }
   judge::JudgeOptions judge_options;
   judge_options.device = options.device;
-  judge_options.rounds = args.rounds;
-  judge_options.warmup = args.warmup;
-  judge_options.iterations = args.iterations;
+  judge_options.rounds = args.rounds.value_or(on_cpu ? 2 : 5);
+  judge_options.warmup = args.warmup.value_or(on_cpu ? 1 : 5);
+  judge_options.iterations = args.iterations.value_or(on_cpu ? 5 : 20);
+  judge_options.rechecks = args.rechecks.value_or(on_cpu ? 1 : 5);
   judge_options.seed = options.seed;
   judge_options.roofline_margin = on_cpu ? 2.0 : 1.0;
+  const std::string title = fmt::format("{} on {}", task.definition.name, options.device);
+  report::LiveDisplay display(stderr, report::LiveDisplay::is_terminal(stderr), title);
   const auto progress = [&](const std::string& line) {
-    if (!args.quiet) fmt::print(stderr, "{}\n", line);
+    if (!args.quiet) display.line(line);
   };
   try {
     const auto peaks = device_peaks(options.device, judge_options.compiler, args.peaks);
     judge::Judge judge(task, judge_options, peaks);
-    engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, *store, progress);
+    judge.set_baselines(options.baseline_ns);
+    engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, brains, *store, progress);
     // On a GPU the compilers take the host's cores while the device is timed; on the CPU they would disturb the timing.
     if (!on_cpu) run.build_ahead([&judge](const judge::CandidateSource& source) { judge.build(source); });
+    if (!args.quiet) run.on_snapshot([&](const engine::RunSummary& so_far, int budget) { display.update(so_far, budget); });
     const auto summary = args.resume > 0 ? run.resume(args.resume) : run.execute();
-    const double speedup = summary.best && summary.best->time_ns > 0 ? summary.start.time_ns / summary.best->time_ns : 0;
     if (args.json_output) {
-      json agents = json::array();
-      for (const auto& agent : summary.agents) agents.push_back({{"name", agent.name}, {"strategy", agent.strategy}});
-      std::cout << json{{"task", task.definition.name}, {"device", options.device}, {"run_id", summary.run_id}, {"store", store_path.string()},
-                        {"stop_reason", summary.stop_reason}, {"judged", summary.judged}, {"promotions", summary.promotions},
-                        {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
-                        {"best_ns", summary.best ? json(summary.best->time_ns) : json()}, {"best_knobs", summary.best_knobs},
-                        {"speedup", speedup}, {"agents", agents}}
-                       .dump(2)
-                << std::endl;
+      json out = report::summary_json(summary);
+      out["task"] = task.definition.name;
+      out["device"] = options.device;
+      out["store"] = store_path.string();
+      std::cout << out.dump(2) << std::endl;
     } else {
-      fmt::print("{} on {}: {} candidates judged, {} promotions, {} plateaus; {}\n", task.definition.name, options.device, summary.judged,
-                 summary.promotions, summary.plateaus, summary.stop_reason);
-      if (summary.best)
-        fmt::print("start {:.3f} us -> best {:.3f} us ({:.2f}x), knobs {}\n", summary.start.time_ns / 1e3, summary.best->time_ns / 1e3, speedup,
-                   json(summary.best_knobs).dump());
-      fmt::print("recorded as run {} in {}\n", summary.run_id, store_path.string());
+      fmt::print("{}", report::summary_table(title, summary));
+      fmt::print("  recorded as run {} in {} (kernelarc export --run {} writes its best kernel)\n", summary.run_id, store_path.string(),
+                 summary.run_id);
     }
     return summary.best ? kExitOk : kExitFailed;
   } catch (const std::exception& error) {
@@ -192,14 +197,17 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--budget", args->budget, "Candidates to judge, the starting one included")->check(CLI::PositiveNumber)->capture_default_str();
   command->add_option("--time-limit", args->time_limit, "Stop after this long (600, 90s, 15m, 2h; 0: no limit)")->capture_default_str();
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
-  command->add_option("--brain", args->brain, "search (the built-in knob search)")->capture_default_str();
+  command->add_option("--brain", args->brain, "search (the built-in knob search) or random (uniform samples, a control)")->capture_default_str();
   command->add_option("--seed", args->seed, "Seed of the agents and the judge's inputs")->envname("KERNELARC_SEED")->capture_default_str();
   command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
+  command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> T_b in ms, for SOL scores (kept with the run)");
   command->add_flag("--json", args->json_output, "Print the summary as JSON");
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
-  command->add_option("--rounds", args->rounds, "Correctness rounds per workload")->check(CLI::PositiveNumber)->capture_default_str();
-  command->add_option("--warmup", args->warmup, "Untimed calls before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
-  command->add_option("--iterations", args->iterations, "Timed calls per workload")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--rounds", args->rounds, "Correctness rounds per workload (default: 2 on the CPU, 5 on a GPU)")->check(CLI::PositiveNumber);
+  command->add_option("--warmup", args->warmup, "Untimed calls before timing (default: 1 on the CPU, 5 on a GPU)")->check(CLI::NonNegativeNumber);
+  command->add_option("--iterations", args->iterations, "Timed calls per workload (default: 5 on the CPU, 20 on a GPU)")->check(CLI::PositiveNumber);
+  command->add_option("--rechecks", args->rechecks, "Timed calls whose outputs are checked again (default: 1 on the CPU, 5 on a GPU)")
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->capture_default_str();
   command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->capture_default_str();
   command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");

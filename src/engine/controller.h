@@ -17,6 +17,8 @@ struct Measured {
   std::string reason;    // why it failed, when it did
   double time_ns = 0;    // geometric mean over the visible workloads of the per-workload medians
   double spread = 0;     // the measurement's own noise, relative: (q3 - q1) / median of a typical workload
+  double sol_fraction = 0;            // geometric mean over the same workloads of T_sol / T (1: the roofline)
+  std::optional<double> sol_score;    // mean SOL score over them, when every one has a baseline
 };
 
 enum class Verdict {

@@ -35,7 +35,7 @@ struct Run::State {
   Board board;
   RunSummary summary;
   std::vector<std::string> strategies;
-  std::vector<SearchBrain> brains;
+  std::vector<std::unique_ptr<Brain>> brains;
   std::set<Knobs> tried;
   std::vector<Knobs> knobs_of;              // by the run's candidate number (1 = the starting candidate)
   std::vector<std::int64_t> store_id_of;    // the same numbering: the candidate's id in the store
@@ -52,8 +52,8 @@ struct Run::State {
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
 
-Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, store::Store& store, ProgressCallback progress)
-    : task_(task), options_(std::move(options)), judge_(std::move(judge)), store_(store), progress_(std::move(progress)) {}
+Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, BrainFactory brains, store::Store& store, ProgressCallback progress)
+    : task_(task), options_(std::move(options)), judge_(std::move(judge)), brain_factory_(std::move(brains)), store_(store), progress_(std::move(progress)) {}
 
 Run::~Run() = default;
 
@@ -66,17 +66,21 @@ Measured Run::measure(std::int64_t candidate_id, const judge::CandidateVerdict& 
   Measured measured;
   measured.candidate_id = candidate_id;
   measured.passed = verdict.passed();
-  double log_sum = 0;
-  int timed = 0;
+  double log_sum = 0, log_fraction_sum = 0, score_sum = 0;
+  int timed = 0, scored = 0;
   std::vector<double> spreads;
   for (const auto& row : verdict.workloads) {
     if (row.status != judge::Status::passed && measured.reason.empty())
       measured.reason = fmt::format("{} on {}: {}", judge::status_name(row.status), row.uuid, first_line(row.reason));
     if (row.held_out || !row.timing || row.timing->median_ns <= 0) continue;
     log_sum += std::log(row.timing->median_ns);
+    if (row.roofline && row.roofline->seconds > 0) log_fraction_sum += std::log(row.roofline->seconds * 1e9 / row.timing->median_ns);
+    if (row.score) score_sum += *row.score, ++scored;
     spreads.push_back(row.timing->spread() / row.timing->median_ns);
     ++timed;
   }
+  if (timed) measured.sol_fraction = std::exp(log_fraction_sum / timed);
+  if (timed && scored == timed) measured.sol_score = score_sum / scored;
   // The median workload's relative spread: the largest would let the noisiest tiny workload veto every promotion.
   if (!spreads.empty()) {
     std::nth_element(spreads.begin(), spreads.begin() + static_cast<std::ptrdiff_t>(spreads.size() / 2), spreads.end());
@@ -119,19 +123,28 @@ void Run::deal_strategies(const std::vector<std::string>& strategies, std::uint6
   st.strategies = strategies;
   st.summary.agents.clear();
   st.brains.clear();
+  st.summary.agent_status.resize(static_cast<std::size_t>(options_.agents));
   for (int i = 0; i < options_.agents; ++i) {
     st.summary.agents.push_back({fmt::format("agent-{}", i + 1), strategies[static_cast<std::size_t>(i) % strategies.size()]});
-    st.brains.emplace_back(*template_, st.summary.agents.back().strategy,
-                           common::mix64(options_.seed + seed_offset + static_cast<std::uint64_t>(i)));
+    st.summary.agent_status[static_cast<std::size_t>(i)].name = st.summary.agents.back().name;
+    st.summary.agent_status[static_cast<std::size_t>(i)].strategy = st.summary.agents.back().strategy;
+    st.brains.push_back(brain_factory_(*template_, st.summary.agents.back().strategy,
+                                       common::mix64(options_.seed + seed_offset + static_cast<std::uint64_t>(i))));
   }
 }
 
 namespace {
 
-json measured_json(const Measured& m) { return {{"passed", m.passed}, {"reason", m.reason}, {"time_ns", m.time_ns}, {"spread", m.spread}}; }
+json measured_json(const Measured& m) {
+  return {{"passed", m.passed}, {"reason", m.reason}, {"time_ns", m.time_ns}, {"spread", m.spread}, {"sol_fraction", m.sol_fraction},
+          {"sol_score", m.sol_score ? json(*m.sol_score) : json()}};
+}
 
 Measured measured_from(std::int64_t number, const json& j) {
-  return {number, j.at("passed").get<bool>(), j.at("reason").get<std::string>(), j.at("time_ns").get<double>(), j.at("spread").get<double>()};
+  Measured m{number, j.at("passed").get<bool>(), j.at("reason").get<std::string>(), j.at("time_ns").get<double>(), j.at("spread").get<double>()};
+  m.sol_fraction = j.value("sol_fraction", 0.0);
+  if (j.contains("sol_score") && j.at("sol_score").is_number()) m.sol_score = j.at("sol_score").get<double>();
+  return m;
 }
 
 }  // namespace
@@ -192,10 +205,33 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
       event("promoted", {{"candidate", id}, {"agent", proposer}, {"from_ns", incumbent_ns}, {"to_ns", st.controller.incumbent()->time_ns}});
   });
   st.store_id_of.push_back(id);
+  count_for_agent(proposer, decision, outcome, measured_again ? *measured_again : measured);
   if (progress_)
     progress_(fmt::format("  [{}/{}] {} {}: {} ({})", st.summary.judged, options_.budget, proposer, source.name, verdict_name(decision),
                           measured.passed ? fmt::format("{:.2f} us", measured.time_ns / 1e3) : measured.reason));
+  tell_snapshot();
   return decision;
+}
+
+void Run::count_for_agent(const std::string& agent, Verdict decision, const std::string& outcome, const Measured& measured) {
+  for (auto& status : state_->summary.agent_status) {
+    if (status.name != agent) continue;
+    ++status.judged;
+    status.promoted += decision == Verdict::promoted;
+    status.backups += decision == Verdict::backup;
+    status.rejected += decision == Verdict::rejected;
+    status.last = outcome;
+    if (measured.passed && (status.best_ns == 0 || measured.time_ns < status.best_ns)) status.best_ns = measured.time_ns;
+  }
+}
+
+void Run::tell_snapshot() {
+  if (!snapshot_) return;
+  State& st = *state_;
+  st.summary.best = st.controller.incumbent();
+  st.summary.board_size = st.board.entries().size();
+  st.summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
+  snapshot_(st.summary, options_.budget);
 }
 
 RunSummary Run::finish(const std::string& status, const std::string& reason) {
@@ -203,6 +239,8 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
   RunSummary& summary = st.summary;
   summary.run_id = run_id_;
   summary.stop_reason = reason;
+  summary.board_size = st.board.entries().size();
+  summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
   if (const auto& best = st.controller.incumbent()) {
     summary.best = *best;
     summary.best_knobs = st.knobs_of[static_cast<std::size_t>(best->candidate_id)];
@@ -231,11 +269,12 @@ RunSummary Run::execute() {
   state_ = std::make_unique<State>(options_);
   deal_strategies(strategies, 0);
 
-  const json config = {{"device", options_.device}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
+  const json config = {{"device", options_.device}, {"brain", options_.brain}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
                        {"time_limit_s", options_.time_limit.count()}, {"template", template_->name},
                        {"board_capacity", options_.board_capacity ? json(*options_.board_capacity) : json("unlimited")},
                        {"plateau", {{"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain}}},
-                       {"min_improvement", options_.controller.min_improvement}, {"backup_capacity", options_.controller.backup_capacity}};
+                       {"min_improvement", options_.controller.min_improvement}, {"backup_capacity", options_.controller.backup_capacity},
+                       {"baseline_ns", options_.baseline_ns}};
   json agents = json::array();
   for (const auto& agent : state_->summary.agents) agents.push_back({{"name", agent.name}, {"strategy", agent.strategy}});
   store_.transaction([&] {
@@ -247,7 +286,7 @@ RunSummary Run::execute() {
   load_earlier_conclusions();
 
   if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
-  const Verdict first = judge_and_record(SearchBrain::defaults(*template_), "start", "", "the template's knobs at their first values");
+  const Verdict first = judge_and_record(default_knobs(*template_), "start", "", "the template's knobs at their first values");
   if (first != Verdict::first) return finish("failed", "the starting candidate failed: " + state_->summary.start.reason);
   return loop();
 }
@@ -263,6 +302,12 @@ RunSummary Run::resume(std::int64_t run_id) {
   st.summary.run_id = run_id;
   int resumes = 0;
   std::vector<std::string> strategies;
+  struct Replayed {
+    std::string agent;
+    Verdict decision;
+    Measured measured;
+  };
+  std::vector<Replayed> replayed;  // counted in the agents' records once they are dealt
   // Replay: the controller is a pure function of the measurements, so the same measurements rebuild the same state.
   for (const auto& e : store_.events(run_id)) {
     const json payload = json::parse(e.payload_json);
@@ -283,6 +328,8 @@ RunSummary Run::resume(std::int64_t run_id) {
         throw std::runtime_error(fmt::format("run {} cannot be replayed: candidate {} was {}, the replay says {}", run_id, number,
                                              payload.at("decision").get<std::string>(), verdict_name(decision)));
       if (payload.at("agent") == "start") st.summary.start = measured_from(number, payload.at("measured"));
+      replayed.push_back({payload.at("agent").get<std::string>(), decision,
+                          measured_from(number, payload.contains("measured_again") ? payload.at("measured_again") : payload.at("measured"))});
       if (decision == Verdict::promoted) ++st.summary.promotions;
       st.tried.insert(knobs);
       st.knobs_of.push_back(knobs);
@@ -297,6 +344,10 @@ RunSummary Run::resume(std::int64_t run_id) {
   for (const auto& c : conclusions)
     if (c.run_id == run_id) st.board.add({c.task, task_.definition.op_type, c.workload_class, c.strategy, c.change, c.outcome, c.effect, c.lesson, 0});
   deal_strategies(strategies, 7919u * static_cast<std::uint64_t>(resumes + 1));
+  for (const auto& r : replayed) {
+    count_for_agent(r.agent, r.decision, r.decision == Verdict::rejected ? "rejected: " + r.measured.reason.substr(0, r.measured.reason.find(' '))
+                                                                          : verdict_name(r.decision), r.measured);
+  }
   event("run_resumed", {{"judged", st.summary.judged}, {"promotions", st.summary.promotions}});
   if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
   if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
@@ -323,17 +374,60 @@ void Run::top_up_proposals() {
   State& st = *state_;
   for (std::size_t index = 0; index < st.summary.agents.size(); ++index) {
     if (std::any_of(st.pending.begin(), st.pending.end(), [&](const State::Pending& p) { return p.index == index; })) continue;
-    const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
     std::set<Knobs> taken = st.tried;
     for (const auto& p : st.pending) taken.insert(p.proposal.knobs);
-    const auto evidence = st.board.relevant(st.summary.agents[index].strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries);
-    auto proposal = st.brains[index].propose(base, taken, evidence);
+    auto proposal = propose_for(index, taken);
     if (!proposal) continue;
     st.restart_from.reset();
     State::Pending next{st.summary.agents[index], index, std::move(*proposal), {}};
     if (pool_) next.built = pool_->submit(source_for(next.proposal.knobs));
     st.pending.push_back(std::move(next));
   }
+}
+
+// From the incumbent (or the backup a plateau restarts from); when that neighbourhood is spent, from each backup,
+// fastest first; when those are spent too, the agent takes another strategy (those no agent holds first) and says so.
+std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs>& taken) {
+  State& st = *state_;
+  const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+  std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? *st.restart_from : incumbent, ""}};
+  for (const auto& backup : st.controller.backups())
+    bases.emplace_back(st.knobs_of[static_cast<std::size_t>(backup.candidate_id)], fmt::format(" [from backup {}]", st.store_id_of[static_cast<std::size_t>(backup.candidate_id)]));
+  const auto from_any_base = [&]() -> std::optional<Proposal> {
+    const auto& agent = st.summary.agents[index];
+    const auto evidence = st.board.relevant(agent.strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries);
+    for (const auto& [base, note] : bases)
+      if (auto proposal = st.brains[index]->propose(base, taken, evidence)) {
+        proposal->hypothesis += note;
+        return proposal;
+      }
+    return std::nullopt;
+  };
+  if (auto proposal = from_any_base()) return proposal;
+  // Strategies owning knobs, the ones no agent holds first.
+  std::vector<std::string> others;
+  for (int held = 0; held < 2; ++held)
+    for (const auto& name : task::strategy_names()) {
+      const bool owns = std::any_of(template_->knobs.begin(), template_->knobs.end(), [&](const task::Knob& k) { return k.strategy == name; });
+      const bool is_held = std::any_of(st.summary.agents.begin(), st.summary.agents.end(), [&](const Agent& a) { return a.strategy == name; });
+      if (owns && is_held == (held == 1) && name != st.summary.agents[index].strategy) others.push_back(name);
+    }
+  const std::string before = st.summary.agents[index].strategy;
+  auto own_brain = std::move(st.brains[index]);
+  for (const auto& strategy : others) {
+    st.summary.agents[index].strategy = strategy;
+    st.summary.agent_status[index].strategy = strategy;
+    st.brains[index] = brain_factory_(*template_, strategy, common::mix64(options_.seed + 31u * static_cast<std::uint64_t>(st.summary.judged) + index));
+    if (auto proposal = from_any_base()) {
+      event("agent_reassigned", {{"agent", st.summary.agents[index].name}, {"from", before}, {"to", strategy}, {"judged", st.summary.judged},
+                                 {"reason", "nothing left to try from the incumbent or any backup"}});
+      if (progress_) progress_(fmt::format("  {} has nothing left to try as {}: it takes {}", st.summary.agents[index].name, before, strategy));
+      return proposal;
+    }
+  }
+  st.summary.agents[index].strategy = st.summary.agent_status[index].strategy = before;  // nothing anywhere: as it was
+  st.brains[index] = std::move(own_brain);
+  return std::nullopt;
 }
 
 RunSummary Run::loop() {
@@ -374,6 +468,7 @@ RunSummary Run::loop() {
       if (progress_)
         progress_(fmt::format("  plateau after {} candidates: strategies rotated{}", st.summary.judged,
                               st.restart_from ? ", next proposal from the best backup" : ""));
+      tell_snapshot();
     }
   }
 }
@@ -388,6 +483,8 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   options.budget = config.at("budget").get<int>();
   options.time_limit = std::chrono::seconds(config.at("time_limit_s").get<long long>());
   options.template_name = config.at("template").get<std::string>();
+  options.brain = config.value("brain", "search");
+  if (config.contains("baseline_ns")) options.baseline_ns = config.at("baseline_ns").get<std::map<std::string, double>>();
   const auto& capacity = config.at("board_capacity");
   options.board_capacity = capacity.is_string() ? std::nullopt : std::optional<std::size_t>(capacity.get<std::size_t>());
   options.plateau = {config.at("plateau").at("window").get<std::size_t>(), config.at("plateau").at("min_gain").get<double>()};

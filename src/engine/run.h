@@ -8,16 +8,18 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/board.h"
+#include "engine/brain.h"
 #include "engine/compile_pool.h"
 #include "engine/controller.h"
 #include "engine/plateau.h"
-#include "engine/search_brain.h"
 #include "judge/judge.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -35,11 +37,22 @@ struct RunOptions {
   PlateauOptions plateau;
   ControllerOptions controller;
   std::string template_name;                    // empty: the task's first template for the device that has knobs
+  std::string brain = "search";                 // recorded with the run; the factory itself is given to Run
+  std::map<std::string, double> baseline_ns;    // T_b by workload uuid for the SOL score: recorded, so a resumed run scores alike
 };
 
 struct Agent {
   std::string name;       // "agent-1"
   std::string strategy;
+};
+
+// One agent's record in this run, for the live display and the summary.
+struct AgentStatus {
+  std::string name;
+  std::string strategy;      // its strategy now (a plateau deals them again)
+  int judged = 0, promoted = 0, backups = 0, rejected = 0;
+  std::string last;          // its last verdict: "promoted", "backup", "rejected: INCORRECT_NUMERICAL", ...
+  double best_ns = 0;        // its fastest correct candidate; 0: none yet
 };
 
 struct RunSummary {
@@ -52,19 +65,27 @@ struct RunSummary {
   std::optional<Measured> best;      // the incumbent at the end
   Knobs best_knobs;
   std::vector<Agent> agents;
+  std::vector<AgentStatus> agent_status;   // by agent, in agent order
+  std::size_t board_size = 0;
+  double elapsed_s = 0;                    // this process's share of the run (since execute or resume)
 };
 
 // Judges one candidate; the real one wraps judge::Judge, tests script it.
 using JudgeFunction = std::function<judge::CandidateVerdict(const judge::CandidateSource&)>;
 using ProgressCallback = std::function<void(const std::string& line)>;
+// The run's state after every judged candidate and every forced change (the summary so far), for a live display.
+using SnapshotCallback = std::function<void(const RunSummary& so_far, int budget)>;
 
 class Run {
  public:
-  Run(const task::Task& task, RunOptions options, JudgeFunction judge, store::Store& store, ProgressCallback progress = {});
+  // `brains` makes each agent's brain, the one `options.brain` names (brains::brain_factory).
+  Run(const task::Task& task, RunOptions options, JudgeFunction judge, BrainFactory brains, store::Store& store, ProgressCallback progress = {});
   ~Run();
   // Proposals are built ahead of the judge on `threads` threads (0: one per core). Without it the judge builds each
   // when it comes to it. Call before execute or resume.
   void build_ahead(BuildFunction build, unsigned threads = 0);
+  // Called with the state of the run after each judged candidate and each plateau. Call before execute or resume.
+  void on_snapshot(SnapshotCallback callback) { snapshot_ = std::move(callback); }
   // A new run, recorded in the store from its first step.
   RunSummary execute();
   // Continues run `run_id` of the store where it stopped (a killed orchestrator): every judged candidate, decision,
@@ -84,17 +105,25 @@ class Run {
   void load_earlier_conclusions();
   // Every agent without a proposal in flight proposes, in agent order; each proposal goes to the compile pool.
   void top_up_proposals();
+  // Agent `index`'s next proposal, none of `taken`; it may change the agent's strategy (an event).
+  std::optional<Proposal> propose_for(std::size_t index, const std::set<Knobs>& taken);
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
   Verdict judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis);
   RunSummary loop();
   RunSummary finish(const std::string& status, const std::string& reason);
+  // Counts a judged candidate in its agent's record.
+  void count_for_agent(const std::string& agent, Verdict decision, const std::string& outcome, const Measured& measured);
+  // The summary so far, to the snapshot callback.
+  void tell_snapshot();
   void event(const std::string& kind, const nlohmann::json& payload);
 
   const task::Task& task_;
   RunOptions options_;
   JudgeFunction judge_;
+  BrainFactory brain_factory_;
   store::Store& store_;
   ProgressCallback progress_;
+  SnapshotCallback snapshot_;
   BuildFunction build_ahead_;
   unsigned build_threads_ = 0;
   std::unique_ptr<CompilePool> pool_;  // made when the run starts; its destructor waits for the builds under way

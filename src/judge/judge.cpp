@@ -35,7 +35,7 @@ constexpr std::size_t kAlignment = 256;
 constexpr std::size_t kGuardBytes = 256;
 constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in the integers
 constexpr std::byte kPoisonSecond{0xFE};  // a huge negative or NaN: no plausible output
-constexpr int kOverheadProbes = 15;
+constexpr int kOverheadProbes = 15;  // at most: never more than the timed calls, never fewer than 5
 constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
 
 std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
@@ -749,8 +749,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       const auto timing_loop = phases.measure("timing");
       for (int attempt = 1;; ++attempt) {
         std::vector<double> overhead{0.0};
-        // On a GPU the sample is the device's own time, so the round trip's overhead is not subtracted.
-        for (int i = 0; i < (gpu ? 0 : kOverheadProbes); ++i) {
+        // On a GPU the sample is the device's own time, so the round trip's overhead is not subtracted. The empty
+        // call runs no candidate code, so its floor is kept for the workload's next candidates, which probe only twice.
+        const auto known_floor = overhead_floor_ns_.find(workload->uuid);
+        const int probes = gpu ? 0 : known_floor != overhead_floor_ns_.end() ? 2 : std::clamp(options_.iterations, 5, kOverheadProbes);
+        for (int i = 0; i < probes; ++i) {
           json null_call = call_message(layout, 0, std::nullopt);
           null_call["null"] = true;
           const auto flushed = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
@@ -768,6 +771,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // 0, so an honest 2x2 softmax "beat" its 3 ns speed of light in 3 runs of 8; and probes slowed by a burst of
         // load left every sample of a 2 ms kernel at 0. Taking off the floor errs on the slow side, never the impossible.
         timing.call_overhead_ns = *std::min_element(overhead.begin(), overhead.end());
+        if (!gpu) {
+          if (known_floor != overhead_floor_ns_.end()) timing.call_overhead_ns = std::min(timing.call_overhead_ns, known_floor->second);
+          overhead_floor_ns_[workload->uuid] = timing.call_overhead_ns;
+        }
         timing.input_slots = layout.slots;
         timing.timer = gpu ? "" : "round trip";
         const auto variant_for = [&](int iteration) {

@@ -91,6 +91,7 @@ class Judge {
   std::size_t cached_round_bytes_ = 0;
   std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
   std::size_t cached_buffer_bytes_ = 0;
+  std::map<std::string, double> overhead_floor_ns_;  // by workload uuid: the fastest empty call seen on the CPU
   int evaluations_ = 0;
   std::uint64_t buffer_generation_ = 0;     // one per workload judged: tells a worker's mapping current or stale
   std::unique_ptr<Session> kernel_session_;  // the GPU worker that judges kernel-only candidates in turn

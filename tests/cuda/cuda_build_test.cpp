@@ -4,8 +4,14 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "judge/build_cache.h"
 #include "judge/cuda/cuda_compiler.h"
@@ -142,15 +148,93 @@ TEST(CudaDriverTest, LoadsTheDriverOrSaysWhyNot) {
 
 namespace {
 
-// Every CUDA source of the built-in tasks builds: kernel-only templates through NVRTC at every knob
-// value, full-source templates and native CUDA references through nvcc.
+using Knobs = std::map<std::string, std::int64_t>;
+
+std::string describe(const Knobs& knobs) {
+  std::string text;
+  for (const auto& [name, value] : knobs) text += (text.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  return text;
+}
+
+// The rule the search applies (engine::knobs_allowed): every constraint that names only knobs holds.
+bool allowed(const kernelarc::task::Template& tmpl, const Knobs& knobs) {
+  kernelarc::task::Bindings names;
+  for (const auto& [name, value] : knobs) names[name] = static_cast<double>(value);
+  for (const auto& constraint : tmpl.constraints) {
+    const auto variables = constraint.variables();
+    if (std::all_of(variables.begin(), variables.end(), [&](const std::string& v) { return names.count(v) > 0; }) &&
+        !constraint.evaluate_condition(names))
+      return false;
+  }
+  return true;
+}
+
+// Every value of every knob with the others at their first values; where the constraints forbid that, with one other
+// knob moved as well (the first such configuration allowed). Then `random_count` allowed configurations drawn with a
+// fixed seed.
+std::vector<Knobs> configurations_to_build(const kernelarc::task::Template& tmpl, int random_count) {
+  Knobs defaults;
+  for (const auto& knob : tmpl.knobs) defaults[knob.name] = knob.values.front();
+  std::vector<Knobs> configurations;
+  for (const auto& knob : tmpl.knobs)
+    for (const auto value : knob.values) {
+      Knobs knobs = defaults;
+      knobs[knob.name] = value;
+      bool found = allowed(tmpl, knobs);
+      for (std::size_t other = 0; other < tmpl.knobs.size() && !found; ++other) {
+        if (tmpl.knobs[other].name == knob.name) continue;
+        for (const auto other_value : tmpl.knobs[other].values) {
+          Knobs moved = knobs;
+          moved[tmpl.knobs[other].name] = other_value;
+          if ((found = allowed(tmpl, moved))) {
+            knobs = moved;
+            break;
+          }
+        }
+      }
+      if (found) configurations.push_back(knobs);
+      else ADD_FAILURE() << tmpl.name << ": " << knob.name << "=" << value << " is allowed in no configuration near the first values";
+    }
+  std::mt19937 draw(20260101);
+  for (int attempt = 0, drawn = 0; drawn < random_count && attempt < 10000; ++attempt) {
+    Knobs knobs;
+    for (const auto& knob : tmpl.knobs) knobs[knob.name] = knob.values[draw() % knob.values.size()];
+    if (allowed(tmpl, knobs)) configurations.push_back(knobs), ++drawn;
+  }
+  return configurations;
+}
+
+// The launch geometry of a configuration on a workload: what CUDA accepts for a launch.
+void expect_launchable(const kernelarc::task::Task& task, const kernelarc::task::Template& tmpl, const Knobs& knobs) {
+  for (const auto& workload : task.workloads) {
+    auto names = kernelarc::task::resolve_workload(task, workload).axes;
+    for (const auto& [name, value] : knobs) names[name] = static_cast<double>(value);
+    std::int64_t threads = 1;
+    for (const auto& dimension : tmpl.launch->block) {
+      const auto value = dimension.evaluate_integer(names);
+      EXPECT_GE(value, 1) << tmpl.name << " " << describe(knobs) << " on " << workload.uuid << ": " << dimension.text();
+      threads *= value;
+    }
+    EXPECT_LE(threads, 1024) << tmpl.name << " " << describe(knobs) << " on " << workload.uuid;
+    for (std::size_t i = 0; i < tmpl.launch->grid.size(); ++i) {
+      const auto value = tmpl.launch->grid[i].evaluate_integer(names);
+      EXPECT_GE(value, 1) << tmpl.name << " " << describe(knobs) << " on " << workload.uuid << ": " << tmpl.launch->grid[i].text();
+      EXPECT_LE(value, i == 0 ? 2147483647 : 65535) << tmpl.name << " " << describe(knobs) << " on " << workload.uuid;
+    }
+  }
+}
+
+// Every CUDA source of the built-in tasks builds: kernel-only templates through NVRTC at every value of every knob and in
+// a few random allowed configurations, each launchable on every workload; full-source templates and native CUDA
+// references through nvcc.
 TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
   std::string pattern = (fs::temp_directory_path() / "kernelarc-cuda-tasks-XXXXXX").string();
   ASSERT_NE(mkdtemp(pattern.data()), nullptr);
   cuda::CudaCompilerOptions options;
   options.cache_directory = pattern;
   const cuda::CudaCompiler compiler(options);
-  int kernel_builds = 0, library_builds = 0;
+  constexpr int kRandomConfigurations = 5;
+  int kernel_templates = 0, kernel_builds = 0, knob_values = 0, library_builds = 0;
   for (const char* name : {"softmax", "add_rmsnorm", "matmul"}) {
     const auto task = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / name);
     ASSERT_TRUE(task.definition.native_reference.count("cuda")) << name;
@@ -163,11 +247,17 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
       const std::string source = read_text_file(tmpl.source);
       if (tmpl.form == kernelarc::task::TemplateForm::kernel) {
         has_kernel_form = true;
-        ASSERT_EQ(tmpl.knobs.size(), 1u) << "this test walks one knob";
-        for (const auto value : tmpl.knobs.front().values) {
-          const auto built = compiler.build_kernel({source, {}, {{tmpl.knobs.front().name, value}}});
-          EXPECT_TRUE(built.ok) << name << "/" << tmpl.name << " " << tmpl.knobs.front().name << "=" << value << ":\n" << built.diagnostics;
-          EXPECT_FALSE(built.resources.empty());
+        ++kernel_templates;
+        ASSERT_TRUE(tmpl.launch.has_value()) << name << "/" << tmpl.name;
+        ASSERT_FALSE(tmpl.launch->kernel.empty()) << name << "/" << tmpl.name << " names the kernel it launches";
+        EXPECT_GE(tmpl.knobs.size(), 2u) << name << "/" << tmpl.name << " gives the search one knob or none";
+        for (const auto& knob : tmpl.knobs) knob_values += static_cast<int>(knob.values.size());
+        for (const auto& knobs : configurations_to_build(tmpl, kRandomConfigurations)) {
+          expect_launchable(task, tmpl, knobs);
+          const auto built = compiler.build_kernel({source, {}, knobs});
+          EXPECT_TRUE(built.ok) << name << "/" << tmpl.name << " " << describe(knobs) << ":\n" << built.diagnostics;
+          EXPECT_TRUE(built.resources.contains(tmpl.launch->kernel)) << name << "/" << tmpl.name << " " << describe(knobs) << ": "
+                                                                     << built.resources.dump();
           ++kernel_builds;
         }
       } else {
@@ -180,7 +270,9 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
     EXPECT_TRUE(has_kernel_form && has_full_form) << name << " needs a CUDA template in both forms";
   }
   EXPECT_EQ(library_builds, 6);
-  EXPECT_GE(kernel_builds, 10);
+  EXPECT_EQ(kernel_templates, 3);
+  EXPECT_GE(knob_values, kernel_templates * 2 * 2) << "each kernel template has knobs with at least two values";
+  EXPECT_EQ(kernel_builds, knob_values + kernel_templates * kRandomConfigurations);
   fs::remove_all(pattern);
 }
 

@@ -5,10 +5,11 @@
 
 #include <filesystem>
 
+#include "brains/brains.h"
+#include "brains/search_brain.h"
 #include "engine/board.h"
 #include "engine/controller.h"
 #include "engine/plateau.h"
-#include "engine/search_brain.h"
 #include "task/task.h"
 
 namespace kernelarc::engine {
@@ -130,8 +131,8 @@ task::Template two_knob_template() {
 
 TEST(SearchBrainTest, ChangesOnlyItsOwnKnobsNeverRepeatsAndKeepsTheConstraints) {
   const auto tmpl = two_knob_template();
-  SearchBrain brain(tmpl, "tiling", 42);
-  const Knobs base = SearchBrain::defaults(tmpl);
+  brains::SearchBrain brain(tmpl, "tiling", 42);
+  const Knobs base = default_knobs(tmpl);
   EXPECT_EQ(base, (Knobs{{"A", 1}, {"B", 1}, {"C", 0}}));
   std::set<Knobs> tried{base};
   for (int i = 0; i < 20; ++i) {
@@ -146,17 +147,17 @@ TEST(SearchBrainTest, ChangesOnlyItsOwnKnobsNeverRepeatsAndKeepsTheConstraints) 
   // A x B has 8 pairs, one breaks A + B <= 5 (4, 2): with C fixed, 7 configurations in all.
   EXPECT_EQ(tried.size(), 7u);
   EXPECT_FALSE(brain.propose(base, tried)) << "nothing left for this strategy";
-  SearchBrain idle(tmpl, "fusion", 42);
+  brains::SearchBrain idle(tmpl, "fusion", 42);
   EXPECT_FALSE(idle.propose(base, {base})) << "a strategy with no knobs in this template proposes nothing";
 }
 
 TEST(SearchBrainTest, TheSameSeedProposesTheSameSequence) {
   const auto tmpl = two_knob_template();
   const auto sequence = [&](std::uint64_t seed) {
-    SearchBrain brain(tmpl, "tiling", seed);
-    std::set<Knobs> tried{SearchBrain::defaults(tmpl)};
+    brains::SearchBrain brain(tmpl, "tiling", seed);
+    std::set<Knobs> tried{default_knobs(tmpl)};
     std::vector<Knobs> out;
-    while (auto proposal = brain.propose(SearchBrain::defaults(tmpl), tried)) {
+    while (auto proposal = brain.propose(default_knobs(tmpl), tried)) {
       out.push_back(proposal->knobs);
       tried.insert(proposal->knobs);
     }
@@ -167,23 +168,23 @@ TEST(SearchBrainTest, TheSameSeedProposesTheSameSequence) {
 }
 
 TEST(SearchBrainTest, ReadsTheKnobSettingsOfItsOwnHypotheses) {
-  EXPECT_EQ(SearchBrain::settings_in("A 1 -> 4 (tiling: rows per block)"), (Knobs{{"A", 4}}));
-  EXPECT_EQ(SearchBrain::settings_in("A default -> -2 (tiling: try the neighbour)"), (Knobs{{"A", -2}}));
-  EXPECT_EQ(SearchBrain::settings_in("jump to A=3 B=2 (tiling: every single step from the incumbent was tried)"),
+  EXPECT_EQ(brains::SearchBrain::settings_in("A 1 -> 4 (tiling: rows per block)"), (Knobs{{"A", 4}}));
+  EXPECT_EQ(brains::SearchBrain::settings_in("A default -> -2 (tiling: try the neighbour)"), (Knobs{{"A", -2}}));
+  EXPECT_EQ(brains::SearchBrain::settings_in("jump to A=3 B=2 (tiling: every single step from the incumbent was tried)"),
             (Knobs{{"A", 3}, {"B", 2}}));
-  EXPECT_TRUE(SearchBrain::settings_in("use shared memory for the row").empty()) << "free text from a model sets no knob";
+  EXPECT_TRUE(brains::SearchBrain::settings_in("use shared memory for the row").empty()) << "free text from a model sets no knob";
 }
 
 // The board orders the moves: the promising one first, the failed one last, whatever the seed.
 TEST(SearchBrainTest, TriesWhatTheBoardFoundPromisingFirstAndWhatFailedLast) {
   const auto tmpl = two_knob_template();
-  const Knobs base = SearchBrain::defaults(tmpl);
+  const Knobs base = default_knobs(tmpl);
   const std::vector<Conclusion> evidence = {
       {"t", "op", "all", "tiling", "A 1 -> 3 (tiling: rows per block)", "promoted", 0.30, "", 0},
       {"t", "op", "all", "tiling", "B 1 -> 2 (tiling: try the neighbour)", "rejected: INCORRECT_NUMERICAL", 0, "", 0},
       {"t", "op", "all", "tiling", "A 1 -> 2 (tiling: rows per block)", "backup", -0.05, "", 0}};
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-    SearchBrain brain(tmpl, "tiling", seed);
+    brains::SearchBrain brain(tmpl, "tiling", seed);
     std::set<Knobs> tried{base};
     std::vector<Knobs> order;
     while (auto proposal = brain.propose(base, tried, evidence)) {
@@ -195,6 +196,42 @@ TEST(SearchBrainTest, TriesWhatTheBoardFoundPromisingFirstAndWhatFailedLast) {
     EXPECT_EQ(order.front().at("A"), 3) << "seed " << seed;
     EXPECT_EQ(order.back().at("B"), 2) << "seed " << seed << ": the failed move comes last";
     EXPECT_EQ(order[2].at("A"), 2) << "seed " << seed << ": slower comes after unknown";
+  }
+}
+
+
+// The control brain: every allowed configuration of its knobs once, in a seeded order, whatever the board says.
+TEST(RandomBrainTest, SamplesEveryAllowedConfigurationOnceAndIgnoresTheBoard) {
+  const auto tmpl = two_knob_template();
+  const Knobs base = default_knobs(tmpl);
+  const auto sample = [&](std::uint64_t seed, const std::vector<Conclusion>& evidence) {
+    auto brain = brains::brain_factory("random")(tmpl, "tiling", seed);
+    std::set<Knobs> tried{base};
+    std::vector<Knobs> order;
+    while (auto proposal = brain->propose(base, tried, evidence)) {
+      EXPECT_EQ(proposal->knobs.at("C"), 0);
+      EXPECT_TRUE(knobs_allowed(tmpl, proposal->knobs)) << proposal->hypothesis;
+      EXPECT_FALSE(tried.count(proposal->knobs)) << proposal->hypothesis;
+      tried.insert(proposal->knobs);
+      order.push_back(proposal->knobs);
+    }
+    return order;
+  };
+  const auto blind = sample(9, {});
+  EXPECT_EQ(blind.size(), 6u) << "7 allowed configurations, the base among them";
+  Conclusion praise{"softmax", "softmax", "all", "tiling", "A 1 -> 4 (tiling: rows per block)", "promoted", 0.9, "", 0};
+  EXPECT_EQ(sample(9, {praise}), blind) << "the board does not steer the control";
+  EXPECT_NE(sample(10, {}), blind) << "another seed, another order";
+}
+
+TEST(BrainRegistryTest, KnowsItsBrainsByNameAndNamesThemWhenAskedForAnother) {
+  const auto tmpl = two_knob_template();
+  for (const auto& name : brains::brain_names()) EXPECT_TRUE(brains::brain_factory(name)(tmpl, "tiling", 1)) << name;
+  try {
+    brains::brain_factory("oracle");
+    FAIL() << "an unknown brain was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("search, random"));
   }
 }
 

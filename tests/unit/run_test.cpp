@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "brains/brains.h"
 #include "engine/run.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -50,12 +51,18 @@ class RunTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     task_ = task::load_task(fs::path(KERNELARC_TASKS) / "softmax");
+    // The scripted judge knows two knobs: the CPU template is cut down to them, 6 configurations.
+    auto& rows = task_.definition.templates.front();
+    ASSERT_EQ(rows.name, "rows");
+    std::erase_if(rows.knobs, [](const task::Knob& knob) { return knob.name != "ROWS_PER_STEP" && knob.name != "ONE_PASS"; });
+    rows.constraints.clear();
+    ASSERT_EQ(rows.knobs.size(), 2u);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   RunSummary run(RunOptions options, const std::string& store_name = "runs.db") {
     auto store = store::Store::open(dir_ / store_name);
-    engine::Run optimisation(task_, options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, store);
+    engine::Run optimisation(task_, options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, brains::brain_factory("search"), store);
     return optimisation.execute();
   }
   std::vector<std::string> decisions(std::int64_t run_id, const std::string& store_name = "runs.db") {
@@ -106,6 +113,30 @@ TEST_F(RunTest, TheBudgetStopsTheRun) {
   EXPECT_THAT(summary.stop_reason, HasSubstr("budget of 3"));
 }
 
+// One agent: when its strategy's knobs are spent from the incumbent and every backup, it takes the other strategy
+// (an event), so the run reaches every configuration instead of stopping with half the space untried.
+TEST_F(RunTest, AnAgentWithNothingLeftTakesAnotherStrategy) {
+  RunOptions options;
+  options.agents = 1;
+  options.strategies = {"algorithmic"};
+  const auto summary = run(options);
+  EXPECT_EQ(summary.judged, 6) << "every configuration, by one agent";
+  EXPECT_EQ(summary.best_knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}}));
+  auto store = store::Store::open(dir_ / "runs.db");
+  int reassigned = 0;
+  for (const auto& e : store.events(summary.run_id))
+    if (e.kind == "agent_reassigned") {
+      ++reassigned;
+      const auto payload = nlohmann::json::parse(e.payload_json);
+      EXPECT_EQ(payload.at("from"), "algorithmic");
+      EXPECT_EQ(payload.at("to"), "tiling");
+    }
+  EXPECT_EQ(reassigned, 1);
+  ASSERT_EQ(summary.agent_status.size(), 1u);
+  EXPECT_EQ(summary.agent_status[0].strategy, "tiling");
+  EXPECT_EQ(summary.agent_status[0].judged, 5);
+}
+
 TEST_F(RunTest, TheSameSeedMakesTheSameDecisions) {
   RunOptions options;
   options.agents = 4;
@@ -137,7 +168,7 @@ TEST_F(RunTest, ProposalsAreBuiltAheadAndTheDecisionsDoNotChange) {
         if (++calls > 1 && !built.count(source.name)) judged_unbuilt.push_back(source.name);  // the start is built by the judge
         return scripted(source, 0.005);
       },
-      store);
+      brains::brain_factory("search"), store);
   optimisation.build_ahead(
       [&](const judge::CandidateSource& source) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a build takes time: the judge must wait for it
@@ -200,7 +231,7 @@ TEST_F(RunTest, AFailingStartingCandidateEndsTheRunWithItsReason) {
     verdict.workloads.front().reason = "expected ';'";
     verdict.workloads.front().timing.reset();
     return verdict;
-  }, store);
+  }, brains::brain_factory("search"), store);
   const auto summary = failing.execute();
   EXPECT_THAT(summary.stop_reason, HasSubstr("the starting candidate failed: COMPILE_ERROR"));
   EXPECT_EQ(store.runs().front().status, "failed");
@@ -221,7 +252,7 @@ TEST_F(RunTest, AResumedRunLosesNothingAndRepeatsNothing) {
     engine::Run doomed(task_, options, [&](const judge::CandidateSource& source) {
       if (++calls == 4) throw std::runtime_error("killed");
       return scripted(source, 0.005);
-    }, store);
+    }, brains::brain_factory("search"), store);
     EXPECT_THROW(doomed.execute(), std::runtime_error);
     run_id = store.runs().front().id;
     EXPECT_EQ(store.runs().front().status, "running");
@@ -233,7 +264,7 @@ TEST_F(RunTest, AResumedRunLosesNothingAndRepeatsNothing) {
   const auto options_back = run_options_from_store(*store.run(run_id));
   EXPECT_EQ(options_back.agents, 2);
   EXPECT_EQ(options_back.seed, 5u);
-  engine::Run resumed(task_, options_back, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, store);
+  engine::Run resumed(task_, options_back, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, brains::brain_factory("search"), store);
   const auto summary = resumed.resume(run_id);
   EXPECT_EQ(summary.judged, 6) << "every configuration once, before and after the crash together";
   EXPECT_EQ(summary.best_knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}}));

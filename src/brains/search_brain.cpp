@@ -1,4 +1,4 @@
-#include "engine/search_brain.h"
+#include "brains/search_brain.h"
 
 #include <fmt/format.h>
 
@@ -7,28 +7,10 @@
 #include <regex>
 #include <vector>
 
-namespace kernelarc::engine {
+namespace kernelarc::brains {
 
 SearchBrain::SearchBrain(const task::Template& tmpl, std::string strategy, std::uint64_t seed)
     : template_(tmpl), strategy_(std::move(strategy)), random_(seed) {}
-
-Knobs SearchBrain::defaults(const task::Template& tmpl) {
-  Knobs knobs;
-  for (const auto& knob : tmpl.knobs) knobs[knob.name] = knob.values.front();
-  return knobs;
-}
-
-bool SearchBrain::allowed(const task::Template& tmpl, const Knobs& knobs) {
-  task::Bindings names;
-  for (const auto& [name, value] : knobs) names[name] = static_cast<double>(value);
-  for (const auto& constraint : tmpl.constraints) {
-    const auto variables = constraint.variables();
-    // A constraint over the workload's axes is the judge's to check, per workload.
-    if (!std::all_of(variables.begin(), variables.end(), [&](const std::string& v) { return names.count(v) > 0; })) continue;
-    if (!constraint.evaluate_condition(names)) return false;
-  }
-  return true;
-}
 
 Knobs SearchBrain::settings_in(const std::string& change) {
   static const std::regex step(R"(^([A-Za-z_][A-Za-z0-9_]*) \S+ -> (-?[0-9]+))");
@@ -73,7 +55,7 @@ std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<K
   for (const auto& [knob, value] : moves) {
     Knobs next = base;
     next[knob->name] = value;
-    if (tried.count(next) || !allowed(template_, next)) continue;
+    if (tried.count(next) || !engine::knobs_allowed(template_, next)) continue;
     const auto from = base.find(knob->name);
     return Proposal{next, fmt::format("{} {} -> {} ({}: {})", knob->name, from == base.end() ? std::string("default") : std::to_string(from->second),
                                       value, strategy_, knob->description.empty() ? "try the neighbour" : knob->description)};
@@ -82,7 +64,7 @@ std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<K
   for (int attempt = 0; attempt < 64; ++attempt) {
     Knobs next = base;
     for (const auto* knob : mine) next[knob->name] = knob->values[random_() % knob->values.size()];
-    if (tried.count(next) || !allowed(template_, next)) continue;
+    if (tried.count(next) || !engine::knobs_allowed(template_, next)) continue;
     std::string changes;
     for (const auto* knob : mine) changes += fmt::format("{}{}={}", changes.empty() ? "" : " ", knob->name, next[knob->name]);
     return Proposal{next, fmt::format("jump to {} ({}: every single step from the incumbent was tried)", changes, strategy_)};
@@ -90,4 +72,4 @@ std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<K
   return std::nullopt;
 }
 
-}  // namespace kernelarc::engine
+}  // namespace kernelarc::brains

@@ -14,31 +14,21 @@
 #include <set>
 #include <string>
 
-#include "engine/board.h"
+#include "engine/brain.h"
 #include "task/task.h"
 
-namespace kernelarc::engine {
+namespace kernelarc::brains {
 
-using Knobs = std::map<std::string, std::int64_t>;
+using engine::Conclusion;
+using engine::Knobs;
+using engine::Proposal;
 
-struct Proposal {
-  Knobs knobs;
-  std::string hypothesis;  // one line: the change and why it might help
-};
-
-class SearchBrain {
+class SearchBrain : public engine::Brain {
  public:
   SearchBrain(const task::Template& tmpl, std::string strategy, std::uint64_t seed);
 
-  // The next configuration from `base`, or nullopt when this strategy has nothing left to try.
-  // `tried` holds every configuration judged or in flight, by any agent; `evidence` is the board's entries for
-  // this agent, most relevant first.
-  std::optional<Proposal> propose(const Knobs& base, const std::set<Knobs>& tried, const std::vector<Conclusion>& evidence = {});
+  std::optional<Proposal> propose(const Knobs& base, const std::set<Knobs>& tried, const std::vector<Conclusion>& evidence = {}) override;
 
-  // The template's knobs at their first values: the starting candidate.
-  static Knobs defaults(const task::Template& tmpl);
-  // Whether `knobs` satisfies every constraint of the template that names only knobs.
-  static bool allowed(const task::Template& tmpl, const Knobs& knobs);
   // The knob values a conclusion's change set, read from this brain's hypotheses ("BLOCK 256 -> 512 (...)",
   // "jump to BLOCK=512 VEC=4 (...)"); empty for any other text.
   static Knobs settings_in(const std::string& change);
@@ -49,4 +39,4 @@ class SearchBrain {
   std::mt19937_64 random_;
 };
 
-}  // namespace kernelarc::engine
+}  // namespace kernelarc::brains

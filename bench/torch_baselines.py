@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""T_b for the SOL score: a task's PyTorch reference timed in eager mode and under torch.compile, per workload.
+
+The time of one call is the span of its kernels on the device (first start to last end, from the profiler's CUPTI
+records), as the judge times a candidate, with the L2 flushed before every call: host launch overhead is not counted,
+which at decode sizes is most of a host-side timing. Writes, per task, OUT/TASK-torch.json (both times per workload and
+how they were taken) and OUT/TASK-baseline.json (uuid -> the faster of the two, in ms: `kernelarc run --baseline-file`).
+
+    python3 bench/torch_baselines.py OUT_DIR softmax add_rmsnorm matmul [--tasks-dir tasks] [--iterations 50]
+"""
+import argparse
+import json
+import math
+import pathlib
+import statistics
+import sys
+import time
+
+import torch
+
+DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}
+FLUSH_MARK = "FillFunctor"  # the flush's kernel name: it separates one call's kernels from the next
+
+
+def load_task(directory):
+    definition = json.loads((directory / "definition.json").read_text())
+    workloads = [json.loads(line) for line in (directory / "workload.jsonl").read_text().splitlines() if line.strip()]
+    namespace = {}
+    exec(compile(definition["reference"], f"{definition['name']}:reference", "exec"), namespace)
+    return definition, workloads, namespace["run"]
+
+
+def make_inputs(definition, workload, generator):
+    axes = {name: axis["value"] for name, axis in definition["axes"].items() if axis["type"] == "const"}
+    axes.update(workload["axes"])
+    for name, axis in definition["axes"].items():
+        if axis["type"] == "expr":
+            axes[name] = int(eval(axis["expression"], {}, dict(axes)))
+    args = []
+    for name, spec in definition["inputs"].items():
+        given = workload.get("inputs", {}).get(name, {"type": "random"})
+        if given["type"] == "scalar":
+            value = given["value"]
+            args.append(value if spec["shape"] is None else torch.tensor(value, dtype=DTYPES[spec["dtype"]], device="cuda"))
+            continue
+        if given["type"] != "random":
+            raise SystemExit(f"{definition['name']}/{workload['uuid']}: input kind {given['type']} is not supported here")
+        shape = [axes[axis] for axis in (spec["shape"] or [])]
+        dtype = DTYPES[spec["dtype"]]
+        tensor = torch.randn(shape, generator=generator, device="cuda", dtype=torch.float32)
+        args.append(tensor.to(dtype) if dtype.is_floating_point else tensor.abs().mul(16).to(dtype))
+    return args
+
+
+def kernel_spans(function, args, flush, iterations, warmup):
+    for _ in range(warmup):
+        function(*args)
+    torch.cuda.synchronize()
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=activities) as profile:
+        for _ in range(iterations):
+            flush.fill_(1.0)
+            function(*args)
+        torch.cuda.synchronize()
+    kernels = sorted((event.time_range.start, event.time_range.end, event.name) for event in profile.events()
+                     if event.device_type == torch.autograd.DeviceType.CUDA)
+    spans, group = [], None
+    for start, end, name in kernels:
+        if FLUSH_MARK in name:
+            if group:
+                spans.append(group[1] - group[0])
+            group = None
+        elif group is None:
+            group = [start, end]
+        else:
+            group[1] = max(group[1], end)
+    if group:
+        spans.append(group[1] - group[0])
+    return [span / 1e3 for span in spans]  # us -> ms
+
+
+def event_times(function, args, flush, iterations, warmup):
+    for _ in range(warmup):
+        function(*args)
+    times = []
+    for _ in range(iterations):
+        flush.fill_(1.0)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        function(*args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return times
+
+
+def measure(function, args, flush, iterations, warmup):
+    try:
+        spans = kernel_spans(function, args, flush, iterations, warmup)
+    except (AttributeError, RuntimeError) as error:  # a torch whose profiler records differ: say so, time with events
+        print(f"  profiler: {error}", file=sys.stderr)
+        spans = []
+    if len(spans) >= iterations // 2:
+        return statistics.median(spans), "kernel span (profiler)"
+    return statistics.median(event_times(function, args, flush, iterations, warmup)), "CUDA events (the profiler saw no kernels)"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("tasks", nargs="+")
+    parser.add_argument("--tasks-dir", default="tasks")
+    parser.add_argument("--iterations", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--no-compile", action="store_true", help="eager only")
+    options = parser.parse_args()
+    out = pathlib.Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    properties = torch.cuda.get_device_properties(0)
+    flush = torch.empty(2 * properties.L2_cache_size // 4 + 1, dtype=torch.float32, device="cuda")
+    for name in options.tasks:
+        definition, workloads, reference = load_task(pathlib.Path(options.tasks_dir) / name)
+        rows, baseline = [], {}
+        for workload in workloads:
+            generator = torch.Generator(device="cuda").manual_seed(1)
+            args = make_inputs(definition, workload, generator)
+            with torch.inference_mode():
+                eager_ms, timer = measure(reference, args, flush, options.iterations, options.warmup)
+                compiled_ms, compile_seconds = math.inf, 0.0
+                if not options.no_compile:
+                    torch._dynamo.reset()  # past its recompile limit torch.compile silently falls back to eager
+                    compiled = torch.compile(reference, dynamic=False)
+                    began = time.time()
+                    compiled(*args)
+                    compile_seconds = time.time() - began
+                    compiled_ms, _ = measure(compiled, args, flush, options.iterations, options.warmup)
+            best = min(eager_ms, compiled_ms)
+            baseline[workload["uuid"]] = best
+            rows.append({"uuid": workload["uuid"], "eager_ms": eager_ms, "compile_ms": None if math.isinf(compiled_ms) else compiled_ms,
+                         "baseline_ms": best, "timer": timer, "compile_seconds": round(compile_seconds, 1)})
+            print(f"{name} {workload['uuid']}: eager {eager_ms * 1e3:.2f} us, compile "
+                  f"{'-' if math.isinf(compiled_ms) else f'{compiled_ms * 1e3:.2f} us'} ({timer})", flush=True)
+        record = {"task": name, "device": properties.name, "torch": torch.__version__, "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
+                  "iterations": options.iterations, "l2_flush_bytes": flush.numel() * 4, "workloads": rows}
+        (out / f"{name}-torch.json").write_text(json.dumps(record, indent=1) + "\n")
+        (out / f"{name}-baseline.json").write_text(json.dumps(baseline, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

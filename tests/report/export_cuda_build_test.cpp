@@ -1,0 +1,92 @@
+// Exported CUDA sources build with nvcc into the candidate ABI (no GPU needed): every built-in CUDA template, the
+// kernel-only ones with their generated host launcher, and the kernel.cu of a solution.json.
+#include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "judge/cuda/cuda_compiler.h"
+#include "report/export.h"
+#include "report/kernel_launcher.h"
+#include "report_store.h"
+
+namespace kernelarc::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+void expect_builds_with_entry_point(const judge::cuda::CudaCompiler& compiler, const std::string& source, const std::string& what) {
+  const auto built = compiler.build_library({source, {}, {}});
+  ASSERT_TRUE(built.ok) << what << ":\n" << built.diagnostics;
+  void* library = dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << what << ": " << dlerror();
+  EXPECT_NE(dlsym(library, "kernelarc_run"), nullptr) << what;
+  dlclose(library);
+}
+
+TEST(ExportCudaBuildTest, EveryBuiltInCudaTemplateExportsToASourceThatBuilds) {
+  testing::TemporaryDirectory directory;
+  auto store = store::Store::open(directory.path() / "runs.db");
+  judge::cuda::CudaCompilerOptions options;
+  options.cache_directory = directory.path() / "cache";
+  const judge::cuda::CudaCompiler compiler(options);
+  int kernel_only = 0;
+  for (const char* name : {"softmax", "add_rmsnorm", "matmul"}) {
+    const auto task = task::load_task(fs::path(KERNELARC_TASKS) / name);
+    for (const auto& tmpl : task.definition.templates) {
+      if (tmpl.device != "cuda") continue;
+      // A full source is exported as it is; one suffices to show the inlined ABI header builds.
+      if (tmpl.form == task::TemplateForm::full && std::string(name) != "softmax") continue;
+      const auto run = testing::record_run(store, task, tmpl, "cuda:0", {{testing::moved_knobs(tmpl), "first", 1000}});
+      ExportRequest request;
+      request.run_id = run.run_id;
+      const auto exported = export_candidate(store, request);
+      EXPECT_EQ(exported.kernel_form, tmpl.form == task::TemplateForm::kernel) << name << "/" << tmpl.name;
+      expect_builds_with_entry_point(compiler, exported.text, std::string(name) + "/" + tmpl.name);
+      if (!exported.kernel_form) continue;
+      ++kernel_only;
+      if (std::string(name) != "add_rmsnorm") continue;
+      // The solution's kernel.cu includes the ABI header it ships; the judge's build has the same headers.
+      request.format = ExportFormat::solution_json;
+      const auto solution = nlohmann::json::parse(export_candidate(store, request).text);
+      for (const auto& file : solution["sources"])
+        if (file["path"] == "kernel.cu") expect_builds_with_entry_point(compiler, file["content"].get<std::string>(), "solution kernel.cu");
+    }
+  }
+  EXPECT_EQ(kernel_only, 3);
+}
+
+// Every axis kind and dynamic shared memory in one generated launcher (the built-in templates have neither).
+TEST(ExportCudaBuildTest, ALauncherWithConstAndExpressionAxesAndSharedMemoryBuilds) {
+  task::Definition definition;
+  definition.name = "scale";
+  definition.axes = {{"rows", task::AxisKind::variable, 0, std::nullopt, ""},
+                     {"V", task::AxisKind::constant, 4, std::nullopt, ""},
+                     {"total", task::AxisKind::expression, 0, task::Expression::parse("rows * cols"), ""},
+                     {"cols", task::AxisKind::variable, 0, std::nullopt, ""}};
+  definition.inputs = {{"x", std::vector<std::string>{"rows", "cols"}, task::DType::float32, ""}};
+  definition.outputs = {{"y", std::vector<std::string>{"rows", "cols"}, task::DType::float32, ""}};
+  task::LaunchGeometry launch;
+  launch.grid = {task::Expression::parse("ceil_div(total, BLOCK * V)"), task::Expression::parse("1")};
+  launch.block = {task::Expression::parse("BLOCK")};
+  launch.shared_bytes = task::Expression::parse("BLOCK * 4 * (V // 2) + max(total % 2, 0)");
+  const std::string kernel = R"(
+extern "C" __global__ void __launch_bounds__(BLOCK) scale(const float* x, float* y, long long rows, long long cols) {
+  extern __shared__ float staging[];
+  const long long i = (long long)blockIdx.x * BLOCK + threadIdx.x;
+  staging[threadIdx.x] = i < rows * cols ? x[i] : 0.0f;
+  __syncthreads();
+  if (i < rows * cols) y[i] = 2.0f * staging[threadIdx.x];
+}
+)";
+  const std::string source = "#define BLOCK 128\n" + kernel + "\n#include <kernelarc/candidate_abi.h>\n" +
+                             kernel_launcher_cpp(definition, launch, launched_kernel_name(kernel, launch), {"BLOCK"});
+  testing::TemporaryDirectory directory;
+  judge::cuda::CudaCompilerOptions options;
+  options.cache_directory = directory.path() / "cache";
+  expect_builds_with_entry_point(judge::cuda::CudaCompiler(options), source, "synthetic launcher");
+}
+
+}  // namespace
+}  // namespace kernelarc::report
