@@ -24,7 +24,7 @@ std::vector<std::string> brain_names() { return {"search", "random"}; }
 engine::BrainFactory brain_factory(const std::string& name) {
   if (name == "search") return factory_of<SearchBrain>();
   if (name == "random") return factory_of<RandomBrain>();
-  throw std::invalid_argument(fmt::format("unknown brain \"{}\" (known: {})", name, fmt::join(brain_names(), ", ")));
+  throw std::invalid_argument(fmt::format("unknown brain \"{}\" (known: {}, and llm with a model: docs/LLM.md)", name, fmt::join(brain_names(), ", ")));
 }
 
 }  // namespace kernelarc::brains

@@ -22,7 +22,7 @@ std::optional<engine::Proposal> RandomBrain::propose(const engine::Knobs& base, 
       changes += fmt::format("{}{}={}", changes.empty() ? "" : " ", knob->name, next[knob->name]);
     }
     if (tried.count(next) || !engine::knobs_allowed(template_, next)) continue;
-    return engine::Proposal{next, fmt::format("jump to {} ({}: a random sample)", changes, strategy_)};
+    return engine::Proposal{next, fmt::format("jump to {} ({}: a random sample)", changes, strategy_), std::nullopt};
   }
   return std::nullopt;
 }

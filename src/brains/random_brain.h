@@ -9,7 +9,7 @@
 
 namespace kernelarc::brains {
 
-class RandomBrain : public engine::Brain {
+class RandomBrain : public engine::KnobBrain {
  public:
   RandomBrain(const task::Template& tmpl, std::string strategy, std::uint64_t seed);
   std::optional<engine::Proposal> propose(const engine::Knobs& base, const std::set<engine::Knobs>& tried,

@@ -58,7 +58,7 @@ std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<K
     if (tried.count(next) || !engine::knobs_allowed(template_, next)) continue;
     const auto from = base.find(knob->name);
     return Proposal{next, fmt::format("{} {} -> {} ({}: {})", knob->name, from == base.end() ? std::string("default") : std::to_string(from->second),
-                                      value, strategy_, knob->description.empty() ? "try the neighbour" : knob->description)};
+                                      value, strategy_, knob->description.empty() ? "try the neighbour" : knob->description), std::nullopt};
   }
   // Every neighbour tried: a random configuration of this strategy's knobs, the others kept.
   for (int attempt = 0; attempt < 64; ++attempt) {
@@ -67,7 +67,7 @@ std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<K
     if (tried.count(next) || !engine::knobs_allowed(template_, next)) continue;
     std::string changes;
     for (const auto* knob : mine) changes += fmt::format("{}{}={}", changes.empty() ? "" : " ", knob->name, next[knob->name]);
-    return Proposal{next, fmt::format("jump to {} ({}: every single step from the incumbent was tried)", changes, strategy_)};
+    return Proposal{next, fmt::format("jump to {} ({}: every single step from the incumbent was tried)", changes, strategy_), std::nullopt};
   }
   return std::nullopt;
 }

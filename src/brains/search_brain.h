@@ -23,7 +23,7 @@ using engine::Conclusion;
 using engine::Knobs;
 using engine::Proposal;
 
-class SearchBrain : public engine::Brain {
+class SearchBrain : public engine::KnobBrain {
  public:
   SearchBrain(const task::Template& tmpl, std::string strategy, std::uint64_t seed);
 

@@ -1,16 +1,21 @@
-// kernelarc run TASK: make the task's kernel faster with a team of search agents, judged, recorded in the store.
+// kernelarc run TASK: make the task's kernel faster with a team of agents (knob searches or language models), judged,
+// recorded in the store.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "brains/brains.h"
+#include "brains/llm_brain.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "engine/run.h"
+#include "judge/build_cache.h"
 #include "judge/judge.h"
+#include "llm/team_config.h"
 #include "report/live_display.h"
 #include "report/run_summary.h"
 #include "store/store.h"
@@ -36,6 +41,9 @@ struct RunArguments {
   std::uint64_t seed = 1;
   std::string store;
   std::string baseline_file;
+  // --brain llm: a configuration file, or one endpoint from the flags.
+  std::string llm_config, model, endpoint, protocol = "openai", api_key_env;
+  std::optional<double> max_cost;
   bool json_output = false;
   bool quiet = false;
   // The judge's protocol; unset: lighter on the CPU, where one call of a large workload takes milliseconds and a
@@ -86,6 +94,31 @@ std::vector<std::string> parse_strategies(const std::string& text) {
   return out;
 }
 
+// The team's configuration as JSON text, checked: the file's, or one endpoint made of --model, --endpoint and --protocol.
+std::string llm_config_text(const RunArguments& args) {
+  if (!args.llm_config.empty()) {
+    if (!args.model.empty() || !args.endpoint.empty()) throw std::runtime_error("give --llm-config or --model and --endpoint, not both");
+    llm::load_team_config(args.llm_config);  // its errors name the file and the field
+    return json::parse(judge::read_text_file(args.llm_config)).dump();
+  }
+  if (args.model.empty() || args.endpoint.empty())
+    throw std::runtime_error("--brain llm needs --model NAME and --endpoint URL, or --llm-config FILE (docs/LLM.md)");
+  llm::single_endpoint_config(args.protocol, args.endpoint, args.model, args.api_key_env);  // its errors name the flag
+  json endpoint = {{"protocol", args.protocol}, {"base_url", args.endpoint}, {"model", args.model}};
+  if (!args.api_key_env.empty()) endpoint["api_key_env"] = args.api_key_env;
+  return json{{"endpoints", {{"command-line", endpoint}}}, {"default", "command-line"}}.dump();
+}
+
+// What the prompts say about the device: its kind and the peaks T_sol is computed from.
+std::string device_facts(const std::string& device, const task::DevicePeaks& peaks) {
+  std::string text = fmt::format("{} ({}): memory bandwidth {:.0f} GB/s", device, peaks.name.empty() ? "unnamed" : peaks.name,
+                                 peaks.bytes_per_second / 1e9);
+  for (const auto& [math, rate] : peaks.flops_per_second) text += fmt::format(", {} {:.1f} TFLOP/s", math, rate / 1e12);
+  text += fmt::format(" ({})", peaks.source);
+  if (device == "cpu") text += fmt::format("; {} hardware threads", std::thread::hardware_concurrency());
+  return text;
+}
+
 int run_command(const RunArguments& args) {
   const auto device = parse_device(args.device);
   if (!device) {
@@ -97,10 +130,6 @@ int run_command(const RunArguments& args) {
       fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", args.device, *why);
       return kExitUsage;
     }
-  if (args.brain == "llm") {
-    fmt::print(stderr, "kernelarc run: --brain llm is not available yet; the built-in brains are: {}\n", fmt::join(brains::brain_names(), ", "));
-    return kExitUsage;
-  }
   task::Task task;
   engine::RunOptions options;
   const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
@@ -131,7 +160,16 @@ int run_command(const RunArguments& args) {
       if (!args.baseline_file.empty()) options.baseline_ns = load_baseline_file(args.baseline_file);
       options.plateau = {args.plateau_window, args.plateau_gain};
     }
-    brains = brains::brain_factory(options.brain);
+    if (options.brain == "llm") {
+      if (args.resume == 0) options.llm_config = llm_config_text(args);
+      const auto team = llm::parse_team_config(options.llm_config, "the run's LLM configuration");
+      if (args.max_cost) options.max_cost_usd = args.max_cost;
+      else if (args.resume == 0) options.max_cost_usd = team.max_cost_usd;
+    } else {
+      if (!args.llm_config.empty() || !args.model.empty() || !args.endpoint.empty() || args.max_cost)
+        throw std::runtime_error("--llm-config, --model, --endpoint and --max-cost are for --brain llm");
+      brains = brains::brain_factory(options.brain);
+    }
   } catch (const std::exception& error) {
     fmt::print(stderr, "kernelarc run: {}\n", error.what());
     return kExitUsage;
@@ -157,6 +195,7 @@ int run_command(const RunArguments& args) {
   };
   try {
     const auto peaks = device_peaks(options.device, judge_options.compiler, args.peaks);
+    if (options.brain == "llm") brains = brains::llm_brain_factory(llm::parse_team_config(options.llm_config, "the run's LLM configuration"), task, device_facts(options.device, peaks));
     judge::Judge judge(task, judge_options, peaks);
     judge.set_baselines(options.baseline_ns);
     engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, brains, *store, progress);
@@ -186,7 +225,7 @@ int run_command(const RunArguments& args) {
 
 CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArguments>();
-  auto* command = app.add_subcommand("run", "Make a task's kernel faster with a team of search agents; every candidate judged and recorded");
+  auto* command = app.add_subcommand("run", "Make a task's kernel faster with a team of agents; every candidate judged and recorded");
   auto* task_option = command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)");
   auto* resume_option = command->add_option("--resume", args->resume, "Continue run RUN_ID of the store where it stopped (its own settings)");
   task_option->excludes(resume_option);
@@ -197,7 +236,14 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--budget", args->budget, "Candidates to judge, the starting one included")->check(CLI::PositiveNumber)->capture_default_str();
   command->add_option("--time-limit", args->time_limit, "Stop after this long (600, 90s, 15m, 2h; 0: no limit)")->capture_default_str();
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
-  command->add_option("--brain", args->brain, "search (the built-in knob search) or random (uniform samples, a control)")->capture_default_str();
+  command->add_option("--brain", args->brain, "search (the built-in knob search), random (uniform samples, a control) or llm (language models)")
+      ->capture_default_str();
+  command->add_option("--llm-config", args->llm_config, "--brain llm: the team's endpoints, models and prices (JSON; docs/LLM.md)");
+  command->add_option("--model", args->model, "--brain llm: the model every agent asks");
+  command->add_option("--endpoint", args->endpoint, "--brain llm: its base URL (OpenAI: http://host:8000/v1; Anthropic: https://api.anthropic.com)");
+  command->add_option("--protocol", args->protocol, "--brain llm: openai (chat completions) or anthropic (Messages)")->capture_default_str();
+  command->add_option("--api-key-env", args->api_key_env, "--brain llm: the environment variable that holds the key (never stored)");
+  command->add_option("--max-cost", args->max_cost, "--brain llm: stop once the models cost this many US dollars")->check(CLI::NonNegativeNumber);
   command->add_option("--seed", args->seed, "Seed of the agents and the judge's inputs")->envname("KERNELARC_SEED")->capture_default_str();
   command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
   command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> T_b in ms, for SOL scores (kept with the run)");

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
 #include <future>
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -20,6 +22,9 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads before each proposal
+constexpr int kFailuresBeforeRetiring = 3;    // proposals in a row that came to nothing
+constexpr std::size_t kFeedbackChars = 2500;  // of compile diagnostics kept for the agent
+
 
 std::string first_line(const std::string& text) {
   const auto end = text.find('\n');
@@ -35,22 +40,39 @@ struct Run::State {
   Board board;
   RunSummary summary;
   std::vector<std::string> strategies;
-  std::vector<std::unique_ptr<Brain>> brains;
+  std::vector<std::shared_ptr<Brain>> brains;  // shared: a brain answering on another thread outlives a new deal
   std::set<Knobs> tried;
   std::vector<Knobs> knobs_of;              // by the run's candidate number (1 = the starting candidate)
   std::vector<std::int64_t> store_id_of;    // the same numbering: the candidate's id in the store
+  std::map<std::int64_t, std::string> sources;   // proposals' own sources, by their kSourceKnob value
+  std::vector<std::string> feedback;        // by agent: what happened to its last candidate
+  std::vector<int> failed_in_a_row;         // by agent
+  std::vector<WorkloadTime> incumbent_times;
   std::size_t since_plateau = 0;
   struct Pending {
     Agent agent;  // as it was when it proposed (a plateau deals strategies again)
     std::size_t index;
-    Proposal proposal;
+    std::optional<Proposal> proposal;               // ready to judge
+    ModelUsage usage;                               // what making it cost
+    std::shared_ptr<Brain> brain;                   // an asynchronous brain still answering, with its answer to come
+    std::future<std::optional<Proposal>> answer;
+    std::future<void> asking;                       // the thread asking it
     std::shared_future<void> built;  // valid when the compile pool builds it
   };
   std::deque<Pending> pending;  // proposals in flight, in the order they will be judged
   std::optional<Knobs> restart_from;
+  std::mutex answers_mutex;                 // with `answered`: an asynchronous brain has answered
+  std::condition_variable answered;
+  std::uint64_t answers = 0;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
+
+ModelUsage RunSummary::usage() const {
+  ModelUsage total;
+  for (const auto& agent : agent_status) total += agent.usage;
+  return total;
+}
 
 Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, BrainFactory brains, store::Store& store, ProgressCallback progress)
     : task_(task), options_(std::move(options)), judge_(std::move(judge)), brain_factory_(std::move(brains)), store_(store), progress_(std::move(progress)) {}
@@ -94,14 +116,30 @@ Measured Run::measure(std::int64_t candidate_id, const judge::CandidateVerdict& 
 
 judge::CandidateSource Run::source_for(const Knobs& knobs) const {
   judge::CandidateSource source;
-  source.source = judge::read_text_file(template_->source);
   source.knobs = knobs;
   source.form = template_->form;
   source.launch = template_->launch;
-  std::string text;
-  for (const auto& [name, value] : knobs) text += fmt::format("{}{}{}", text.empty() ? "" : "_", name, value);
-  source.name = fmt::format("{}.{}.{}", task_.definition.name, template_->name, text);
+  std::string text, origin = template_->name;
+  if (const auto own = knobs.find(kSourceKnob); own != knobs.end()) {
+    source.source = state_->sources.at(own->second);
+    source.knobs.erase(kSourceKnob);
+    origin = fmt::format("proposed-{:012x}", static_cast<std::uint64_t>(own->second) & 0xffffffffffffull);
+  } else {
+    source.source = judge::read_text_file(template_->source);
+  }
+  for (const auto& [name, value] : source.knobs) text += fmt::format("{}{}{}", text.empty() ? "" : "_", name, value);
+  source.name = fmt::format("{}.{}.{}", task_.definition.name, origin, text);
   return source;
+}
+
+ProposalContext Run::context_for(std::size_t index, const Knobs& base, const std::set<Knobs>& taken) const {
+  const State& st = *state_;
+  const auto& agent = st.summary.agents[index];
+  ProposalContext context{base, taken, st.board.relevant(agent.strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries),
+                          "", st.incumbent_times, st.feedback[index]};
+  // Only a brain that reads sources needs the text: the knob searches run without a file read per proposal.
+  if (st.brains[index]->asynchronous()) context.base_source = source_for(base).source;
+  return context;
 }
 
 void Run::event(const std::string& kind, const json& payload) { store_.add_event({0, run_id_, kind, payload.dump(), ""}); }
@@ -124,6 +162,8 @@ void Run::deal_strategies(const std::vector<std::string>& strategies, std::uint6
   st.summary.agents.clear();
   st.brains.clear();
   st.summary.agent_status.resize(static_cast<std::size_t>(options_.agents));
+  st.feedback.resize(static_cast<std::size_t>(options_.agents));
+  st.failed_in_a_row.resize(static_cast<std::size_t>(options_.agents));
   for (int i = 0; i < options_.agents; ++i) {
     st.summary.agents.push_back({fmt::format("agent-{}", i + 1), strategies[static_cast<std::size_t>(i) % strategies.size()]});
     st.summary.agent_status[static_cast<std::size_t>(i)].name = st.summary.agents.back().name;
@@ -141,15 +181,33 @@ json measured_json(const Measured& m) {
 }
 
 Measured measured_from(std::int64_t number, const json& j) {
-  Measured m{number, j.at("passed").get<bool>(), j.at("reason").get<std::string>(), j.at("time_ns").get<double>(), j.at("spread").get<double>()};
+  Measured m{number, j.at("passed").get<bool>(), j.at("reason").get<std::string>(), j.at("time_ns").get<double>(), j.at("spread").get<double>(), 0, std::nullopt};
   m.sol_fraction = j.value("sol_fraction", 0.0);
   if (j.contains("sol_score") && j.at("sol_score").is_number()) m.sol_score = j.at("sol_score").get<double>();
   return m;
 }
 
+// What an agent is told about its last candidate: the verdict, why, the compiler's words, and the times that matter.
+std::string feedback_for(const std::string& hypothesis, const std::string& outcome, const Measured& measured,
+                         const judge::CandidateVerdict& verdict, double incumbent_ns) {
+  std::string text = fmt::format("Your last candidate ({}): {}.", hypothesis, outcome);
+  if (!measured.passed) text += "\nWhy: " + measured.reason;
+  if (!verdict.build.ok && !verdict.build.diagnostics.empty())
+    text += "\nCompiler output:\n" + verdict.build.diagnostics.substr(0, kFeedbackChars);
+  if (measured.passed)
+    text += fmt::format("\nIts geometric-mean time {:.2f} us against the incumbent's {:.2f} us ({:+.1f}%), measured spread {:.1f}%.",
+                        measured.time_ns / 1e3, incumbent_ns / 1e3, incumbent_ns > 0 ? 100 * (measured.time_ns - incumbent_ns) / incumbent_ns : 0.0,
+                        100 * measured.spread);
+  for (const auto& row : verdict.workloads)
+    if (row.status == judge::Status::passed && row.timing && !row.held_out)
+      text += fmt::format("\n  {}: {:.2f} us", row.uuid, row.timing->median_ns / 1e3);
+  return text;
+}
+
 }  // namespace
 
-Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis) {
+Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
+                              const ModelUsage& usage) {
   State& st = *state_;
   const auto number = static_cast<std::int64_t>(st.knobs_of.size());
   const std::optional<std::int64_t> parent =
@@ -193,6 +251,8 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     json payload = {{"number", number}, {"candidate", id}, {"agent", proposer}, {"strategy", strategy}, {"knobs", knobs},
                     {"decision", verdict_name(decision)}, {"measured", measured_json(measured)}, {"time_ns", measured.time_ns}};
     if (measured_again) payload["measured_again"] = measured_json(*measured_again);
+    if (knobs.count(kSourceKnob)) payload["source"] = source.source;  // a proposal's own source: resume needs it
+    if (!usage.empty()) payload["usage"] = usage_json(usage);
     payload["judge_seconds"] = verdict.judge_seconds + (again ? again->judge_seconds : 0.0);
     payload["phase_seconds"] = verdict.phase_seconds;  // of the first measurement
     event("judged", payload);
@@ -206,6 +266,21 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   });
   st.store_id_of.push_back(id);
   count_for_agent(proposer, decision, outcome, measured_again ? *measured_again : measured);
+  for (auto& status : st.summary.agent_status)
+    if (status.name == proposer) status.usage += usage;
+  if (decision == Verdict::first || decision == Verdict::promoted) {
+    st.incumbent_times.clear();
+    for (const auto& row : verdict.workloads) {
+      if (row.held_out || !row.timing) continue;
+      std::string axes;
+      for (const auto& w : task_.workloads)
+        if (w.uuid == row.uuid)
+          for (const auto& [name, value] : w.axes) axes += fmt::format("{}{}={}", axes.empty() ? "" : " ", name, value);
+      st.incumbent_times.push_back({row.uuid, axes, row.timing->median_ns, row.roofline ? row.roofline->seconds * 1e9 : 0.0});
+    }
+  }
+  for (std::size_t i = 0; i < st.summary.agents.size(); ++i)
+    if (st.summary.agents[i].name == proposer) st.feedback[i] = feedback_for(hypothesis, outcome, measured, verdict, incumbent_ns);
   if (progress_)
     progress_(fmt::format("  [{}/{}] {} {}: {} ({})", st.summary.judged, options_.budget, proposer, source.name, verdict_name(decision),
                           measured.passed ? fmt::format("{:.2f} us", measured.time_ns / 1e3) : measured.reason));
@@ -236,6 +311,7 @@ void Run::tell_snapshot() {
 
 RunSummary Run::finish(const std::string& status, const std::string& reason) {
   State& st = *state_;
+  discard_in_flight();
   RunSummary& summary = st.summary;
   summary.run_id = run_id_;
   summary.stop_reason = reason;
@@ -249,7 +325,7 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
                        {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
                        {"best_ns", summary.best ? json(summary.best->time_ns) : json()},
                        {"best_candidate", summary.best ? json(st.store_id_of[static_cast<std::size_t>(summary.best->candidate_id)]) : json()},
-                       {"best_knobs", summary.best_knobs}};
+                       {"best_knobs", summary.best_knobs}, {"usage", usage_json(summary.usage())}};
   store_.transaction([&] {
     event("run_finished", result);
     store_.finish_run(run_id_, status, result.dump());
@@ -274,7 +350,9 @@ RunSummary Run::execute() {
                        {"board_capacity", options_.board_capacity ? json(*options_.board_capacity) : json("unlimited")},
                        {"plateau", {{"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain}}},
                        {"min_improvement", options_.controller.min_improvement}, {"backup_capacity", options_.controller.backup_capacity},
-                       {"baseline_ns", options_.baseline_ns}};
+                       {"baseline_ns", options_.baseline_ns},
+                       {"max_cost_usd", options_.max_cost_usd ? json(*options_.max_cost_usd) : json()},
+                       {"llm", options_.llm_config.empty() ? json() : json::parse(options_.llm_config)}};
   json agents = json::array();
   for (const auto& agent : state_->summary.agents) agents.push_back({{"name", agent.name}, {"strategy", agent.strategy}});
   store_.transaction([&] {
@@ -308,6 +386,8 @@ RunSummary Run::resume(std::int64_t run_id) {
     Measured measured;
   };
   std::vector<Replayed> replayed;  // counted in the agents' records once they are dealt
+  std::map<std::string, ModelUsage> spent;     // by agent
+  std::map<std::string, int> failed;           // proposals that came to nothing, by agent
   // Replay: the controller is a pure function of the measurements, so the same measurements rebuild the same state.
   for (const auto& e : store_.events(run_id)) {
     const json payload = json::parse(e.payload_json);
@@ -319,9 +399,16 @@ RunSummary Run::resume(std::int64_t run_id) {
       ++st.summary.plateaus;
       st.since_plateau = payload.at("history_size").get<std::size_t>();
       strategies = payload.at("strategies").get<std::vector<std::string>>();
+    } else if (e.kind == "proposal_failed") {
+      if (payload.contains("usage")) spent[payload.at("agent").get<std::string>()] += usage_from(payload.at("usage"));
+      ++failed[payload.at("agent").get<std::string>()];
+    } else if (e.kind == "proposals_discarded") {
+      for (const auto& [agent, usage] : payload.at("usage").items()) spent[agent] += usage_from(usage);
     } else if (e.kind == "judged") {
       const auto number = payload.at("number").get<std::int64_t>();
       const Knobs knobs = payload.at("knobs").get<Knobs>();
+      if (payload.contains("source")) st.sources.emplace(knobs.at(kSourceKnob), payload.at("source").get<std::string>());
+      if (payload.contains("usage")) spent[payload.at("agent").get<std::string>()] += usage_from(payload.at("usage"));
       Verdict decision = st.controller.consider(measured_from(number, payload.at("measured")));
       if (decision == Verdict::measure_again) decision = st.controller.confirm(measured_from(number, payload.at("measured_again")));
       if (verdict_name(decision) != payload.at("decision").get<std::string>())
@@ -348,6 +435,10 @@ RunSummary Run::resume(std::int64_t run_id) {
     count_for_agent(r.agent, r.decision, r.decision == Verdict::rejected ? "rejected: " + r.measured.reason.substr(0, r.measured.reason.find(' '))
                                                                           : verdict_name(r.decision), r.measured);
   }
+  for (auto& status : st.summary.agent_status) {
+    status.usage = spent[status.name];
+    status.failed_proposals = failed[status.name];
+  }
   event("run_resumed", {{"judged", st.summary.judged}, {"promotions", st.summary.promotions}});
   if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
   if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
@@ -373,16 +464,132 @@ void Run::load_earlier_conclusions() {
 void Run::top_up_proposals() {
   State& st = *state_;
   for (std::size_t index = 0; index < st.summary.agents.size(); ++index) {
+    if (st.summary.agent_status[index].retired) continue;
     if (std::any_of(st.pending.begin(), st.pending.end(), [&](const State::Pending& p) { return p.index == index; })) continue;
     std::set<Knobs> taken = st.tried;
-    for (const auto& p : st.pending) taken.insert(p.proposal.knobs);
+    for (const auto& p : st.pending)
+      if (p.proposal) taken.insert(p.proposal->knobs);
+    if (st.brains[index]->asynchronous()) {
+      ask_in_background(index, taken);
+      continue;
+    }
     auto proposal = propose_for(index, taken);
     if (!proposal) continue;
     st.restart_from.reset();
-    State::Pending next{st.summary.agents[index], index, std::move(*proposal), {}};
-    if (pool_) next.built = pool_->submit(source_for(next.proposal.knobs));
+    State::Pending next{st.summary.agents[index], index, std::move(*proposal), {}, {}, {}, {}, {}};
+    if (pool_) next.built = pool_->submit(source_for(next.proposal->knobs));
     st.pending.push_back(std::move(next));
   }
+}
+
+void Run::ask_in_background(std::size_t index, const std::set<Knobs>& taken) {
+  State& st = *state_;
+  const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+  st.restart_from.reset();
+  State::Pending next{st.summary.agents[index], index, std::nullopt, {}, st.brains[index], {}, {}, {}};
+  std::promise<std::optional<Proposal>> promise;
+  next.answer = promise.get_future();
+  next.asking = std::async(std::launch::async, [state = state_.get(), brain = next.brain, context = context_for(index, base, taken),
+                                                promise = std::move(promise)]() mutable {
+    try {
+      promise.set_value(brain->propose(context));
+    } catch (...) {
+      promise.set_exception(std::current_exception());
+    }
+    {
+      std::lock_guard lock(state->answers_mutex);
+      ++state->answers;
+    }
+    state->answered.notify_all();
+  });
+  st.pending.push_back(std::move(next));
+}
+
+std::optional<std::size_t> Run::next_ready() {
+  State& st = *state_;
+  for (;;) {
+    std::uint64_t seen = 0;
+    {
+      std::lock_guard lock(st.answers_mutex);
+      seen = st.answers;
+    }
+    for (std::size_t i = 0; i < st.pending.size(); ++i) {
+      auto& p = st.pending[i];
+      if (p.proposal) return i;
+      if (!p.answer.valid() || p.answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
+      p.asking.wait();
+      std::optional<Proposal> proposal;
+      std::string why;
+      try {
+        proposal = p.answer.get();
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      const ModelUsage usage = p.brain->take_usage();
+      if (proposal) {
+        if (proposal->source) {
+          const auto key = static_cast<std::int64_t>(common::fnv1a64(*proposal->source) >> 1);
+          proposal->knobs[kSourceKnob] = key;
+          st.sources.emplace(key, *proposal->source);
+        }
+        const bool pending_alike = std::any_of(st.pending.begin(), st.pending.end(), [&](const State::Pending& other) {
+          return other.proposal && other.proposal->knobs == proposal->knobs;
+        });
+        if (!st.tried.count(proposal->knobs) && !pending_alike) {
+          p.proposal = std::move(proposal);
+          p.usage = usage;
+          st.failed_in_a_row[p.index] = 0;
+          return i;
+        }
+        why = "it proposed a candidate that was judged already (the same source and knobs)";
+      } else if (why.empty()) {
+        why = p.brain->why_not();
+      }
+      const std::size_t index = p.index;
+      st.pending.erase(st.pending.begin() + static_cast<std::ptrdiff_t>(i));
+      proposal_failed(index, why, usage);
+      return std::nullopt;
+    }
+    if (st.pending.empty()) return std::nullopt;
+    std::unique_lock lock(st.answers_mutex);
+    st.answered.wait_for(lock, std::chrono::milliseconds(100), [&] { return st.answers != seen; });
+  }
+}
+
+void Run::proposal_failed(std::size_t index, const std::string& why, const ModelUsage& usage) {
+  State& st = *state_;
+  auto& status = st.summary.agent_status[index];
+  status.usage += usage;
+  ++status.failed_proposals;
+  status.last = "no proposal";
+  const int in_a_row = ++st.failed_in_a_row[index];
+  status.retired = in_a_row >= kFailuresBeforeRetiring;
+  st.feedback[index] = "Your last answer gave no candidate to judge: " + why;
+  json payload = {{"agent", status.name}, {"strategy", status.strategy}, {"why", why}, {"in_a_row", in_a_row}, {"retired", status.retired}};
+  if (!usage.empty()) payload["usage"] = usage_json(usage);
+  event("proposal_failed", payload);
+  if (progress_)
+    progress_(fmt::format("  {} proposed nothing: {}{}", status.name, first_line(why),
+                          status.retired ? fmt::format(" ({} in a row: it proposes no more)", in_a_row) : ""));
+  tell_snapshot();
+}
+
+void Run::discard_in_flight() {
+  State& st = *state_;
+  for (auto& p : st.pending)
+    if (p.brain && !p.proposal) p.brain->cancel();
+  json spent = json::object();
+  for (auto& p : st.pending) {
+    if (!p.brain) continue;
+    if (p.asking.valid()) p.asking.wait();
+    ModelUsage usage = p.usage;
+    if (!p.proposal) usage += p.brain->take_usage();
+    if (usage.empty()) continue;
+    st.summary.agent_status[p.index].usage += usage;
+    spent[p.agent.name] = usage_json(usage);
+  }
+  st.pending.clear();
+  if (!spent.empty()) event("proposals_discarded", {{"usage", spent}});
 }
 
 // From the incumbent (or the backup a plateau restarts from); when that neighbourhood is spent, from each backup,
@@ -397,7 +604,7 @@ std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs
     const auto& agent = st.summary.agents[index];
     const auto evidence = st.board.relevant(agent.strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries);
     for (const auto& [base, note] : bases)
-      if (auto proposal = st.brains[index]->propose(base, taken, evidence)) {
+      if (auto proposal = st.brains[index]->propose(ProposalContext{base, taken, evidence, "", st.incumbent_times, st.feedback[index]})) {
         proposal->hypothesis += note;
         return proposal;
       }
@@ -437,10 +644,18 @@ RunSummary Run::loop() {
     if (st.summary.judged >= options_.budget) return finish("finished", fmt::format("budget of {} candidates spent", options_.budget));
     if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= options_.time_limit)
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));
+    if (options_.max_cost_usd && st.summary.usage().cost_usd >= *options_.max_cost_usd)
+      return finish("finished", fmt::format("cost limit of ${:.2f} reached (${:.4f} spent)", *options_.max_cost_usd, st.summary.usage().cost_usd));
     top_up_proposals();
-    if (st.pending.empty()) return finish("finished", "every agent has tried every configuration it can reach");
-    State::Pending next = std::move(st.pending.front());
-    st.pending.pop_front();
+    if (st.pending.empty()) {
+      const bool all_retired = std::all_of(st.summary.agent_status.begin(), st.summary.agent_status.end(), [](const AgentStatus& a) { return a.retired; });
+      return finish("finished", all_retired ? fmt::format("every agent gave up after {} proposals in a row that came to nothing", kFailuresBeforeRetiring)
+                                            : "every agent has tried every configuration it can reach");
+    }
+    const auto ready = next_ready();
+    if (!ready) continue;
+    State::Pending next = std::move(st.pending[*ready]);
+    st.pending.erase(st.pending.begin() + static_cast<std::ptrdiff_t>(*ready));
     if (next.built.valid()) {
       try {
         next.built.get();
@@ -448,7 +663,7 @@ RunSummary Run::loop() {
         // The judge builds it again and reports why it fails.
       }
     }
-    judge_and_record(next.proposal.knobs, next.agent.name, next.agent.strategy, next.proposal.hypothesis);
+    judge_and_record(next.proposal->knobs, next.agent.name, next.agent.strategy, next.proposal->hypothesis, next.usage);
 
     if (on_plateau(st.controller.history(), st.since_plateau, options_.plateau)) {
       // A forced change: every agent takes the next agent's strategy, and the next proposal starts from the best backup.
@@ -484,6 +699,8 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   options.time_limit = std::chrono::seconds(config.at("time_limit_s").get<long long>());
   options.template_name = config.at("template").get<std::string>();
   options.brain = config.value("brain", "search");
+  if (config.contains("llm") && config.at("llm").is_object()) options.llm_config = config.at("llm").dump();
+  if (config.contains("max_cost_usd") && config.at("max_cost_usd").is_number()) options.max_cost_usd = config.at("max_cost_usd").get<double>();
   if (config.contains("baseline_ns")) options.baseline_ns = config.at("baseline_ns").get<std::map<std::string, double>>();
   const auto& capacity = config.at("board_capacity");
   options.board_capacity = capacity.is_string() ? std::nullopt : std::optional<std::size_t>(capacity.get<std::size_t>());

@@ -39,6 +39,8 @@ struct RunOptions {
   std::string template_name;                    // empty: the task's first template for the device that has knobs
   std::string brain = "search";                 // recorded with the run; the factory itself is given to Run
   std::map<std::string, double> baseline_ns;    // T_b by workload uuid for the SOL score: recorded, so a resumed run scores alike
+  std::optional<double> max_cost_usd;           // language models' spend at which the run stops; nullopt: no limit
+  std::string llm_config;                       // the LLM team's configuration (JSON, no keys in it), so a resumed run asks the same models
 };
 
 struct Agent {
@@ -53,6 +55,9 @@ struct AgentStatus {
   int judged = 0, promoted = 0, backups = 0, rejected = 0;
   std::string last;          // its last verdict: "promoted", "backup", "rejected: INCORRECT_NUMERICAL", ...
   double best_ns = 0;        // its fastest correct candidate; 0: none yet
+  int failed_proposals = 0;  // proposals that came to nothing (a model that gave no usable answer, a duplicate)
+  bool retired = false;      // too many in a row: it proposes no more
+  ModelUsage usage;          // its language model's spend
 };
 
 struct RunSummary {
@@ -68,6 +73,7 @@ struct RunSummary {
   std::vector<AgentStatus> agent_status;   // by agent, in agent order
   std::size_t board_size = 0;
   double elapsed_s = 0;                    // this process's share of the run (since execute or resume)
+  ModelUsage usage() const;                // every agent's spend together
 };
 
 // Judges one candidate; the real one wraps judge::Judge, tests script it.
@@ -102,13 +108,25 @@ class Run {
   void choose_template();
   void deal_strategies(const std::vector<std::string>& strategies, std::uint64_t seed_offset);
   judge::CandidateSource source_for(const Knobs& knobs) const;
+  // What agent `index` proposes from when its base is `base`.
+  ProposalContext context_for(std::size_t index, const Knobs& base, const std::set<Knobs>& taken) const;
+  // Asks agent `index`'s (asynchronous) brain on its own thread; the answer is picked up by next_proposal.
+  void ask_in_background(std::size_t index, const std::set<Knobs>& taken);
+  // The first proposal in flight that is ready, in turn order, waiting for one when none is; nullopt when an answer
+  // came to nothing (recorded) or nothing is in flight.
+  std::optional<std::size_t> next_ready();
+  // A brain's answer that came to nothing: counted, recorded, and the agent retired after too many in a row.
+  void proposal_failed(std::size_t index, const std::string& why, const ModelUsage& usage);
+  // Stops the answers still in flight and records what they cost.
+  void discard_in_flight();
   void load_earlier_conclusions();
   // Every agent without a proposal in flight proposes, in agent order; each proposal goes to the compile pool.
   void top_up_proposals();
   // Agent `index`'s next proposal, none of `taken`; it may change the agent's strategy (an event).
   std::optional<Proposal> propose_for(std::size_t index, const std::set<Knobs>& taken);
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
-  Verdict judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis);
+  Verdict judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
+                           const ModelUsage& usage = {});
   RunSummary loop();
   RunSummary finish(const std::string& status, const std::string& reason);
   // Counts a judged candidate in its agent's record.

@@ -7,16 +7,40 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "common/subprocess.h"
 
 namespace kernelarc::judge {
 
 using nlohmann::json;
+
+namespace {
+
+// The worker runs untrusted code: it gets only the variables it needs, never the user's secrets (API keys and the like).
+std::vector<std::string> worker_environment() {
+  static const char* const kNames[] = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "LD_LIBRARY_PATH", "XDG_CACHE_HOME",
+                                       "KERNELARC_CACHE_DIR", "KERNELARC_GPU_TIMER"};
+  static const char* const kPrefixes[] = {"CUDA_", "NVIDIA_", "LC_"};
+  std::vector<std::string> kept;
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string_view variable(*entry);
+    const std::string_view name = variable.substr(0, variable.find('='));
+    const bool named = std::any_of(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; });
+    const bool prefixed = std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](const char* p) { return name.starts_with(p); });
+    if (named || prefixed) kept.emplace_back(variable);
+  }
+  return kept;
+}
+
+}  // namespace
 
 WorkerProcess::WorkerProcess(WorkerOptions options) : options_(std::move(options)) {
   // A worker that dies mid-write must not kill the judge.
@@ -32,6 +56,10 @@ void WorkerProcess::start() {
   const int log_fd = ::open(options_.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log_fd < 0) throw std::runtime_error(fmt::format("cannot open worker log {}: {}", options_.log_file.string(), std::strerror(errno)));
   const std::string executable = options_.executable.string();
+  const std::vector<std::string> environment = worker_environment();  // built before fork: the child only execs
+  std::vector<char*> envp;
+  for (const auto& variable : environment) envp.push_back(const_cast<char*>(variable.c_str()));
+  envp.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
@@ -39,7 +67,7 @@ void WorkerProcess::start() {
     dup2(to_child[0], STDIN_FILENO);
     dup2(from_child[1], STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
-    execl(executable.c_str(), executable.c_str(), "worker", "--device", options_.device.c_str(), static_cast<char*>(nullptr));
+    execle(executable.c_str(), executable.c_str(), "worker", "--device", options_.device.c_str(), static_cast<char*>(nullptr), envp.data());
     const std::string message = fmt::format("cannot start worker {}: {}\n", executable, std::strerror(errno));
     (void)!write(STDERR_FILENO, message.data(), message.size());
     _exit(127);

@@ -42,9 +42,14 @@ std::vector<std::string> LiveDisplay::block(const std::string& title, const engi
   lines.push_back(fmt::format("{}: {}/{} judged in {}, {} promotions, board {} entries, {} plateaus", title, s.judged, budget,
                               format_duration(s.elapsed_s), s.promotions, s.board_size, s.plateaus));
   lines.push_back("  " + incumbent_text(s));
+  const auto total = s.usage();
+  if (!total.empty())
+    lines.push_back(fmt::format("  models: {} requests ({} failed), {} tokens in, {} out, ${:.4f}", total.requests, total.failures, total.tokens_in,
+                                total.tokens_out, total.cost_usd));
   for (const auto& a : s.agent_status)
-    lines.push_back(fmt::format("  {:<9} {:<12} {:>3} judged  last {:<32} best {}", a.name, a.strategy, a.judged,
-                                a.last.empty() ? "-" : a.last.substr(0, 32), time_text(a.best_ns)));
+    lines.push_back(fmt::format("  {:<9} {:<12} {:>3} judged  last {:<32} best {}{}", a.name, a.strategy, a.judged,
+                                a.last.empty() ? "-" : a.last.substr(0, 32), time_text(a.best_ns),
+                                a.usage.empty() ? "" : fmt::format("  ${:.4f}{}", a.usage.cost_usd, a.retired ? " (gave up)" : "")));
   return lines;
 }
 

@@ -15,6 +15,15 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
   for (const auto& a : s.agent_status)
     out += fmt::format("  {:<9} {:<12} {:>6} {:>9} {:>8} {:>9} {:>14}\n", a.name, a.strategy, a.judged, a.promoted, a.backups, a.rejected,
                        a.best_ns > 0 ? fmt::format("{:.2f}", a.best_ns / 1e3) : "-");
+  if (const auto total = s.usage(); !total.empty()) {
+    out += fmt::format("\n  {:<9} {:>8} {:>8} {:>10} {:>10} {:>9} {:>8}\n", "agent", "requests", "failures", "tokens in", "tokens out", "cost ($)",
+                       "no-shows");
+    for (const auto& a : s.agent_status)
+      out += fmt::format("  {:<9} {:>8} {:>8} {:>10} {:>10} {:>9.4f} {:>8}{}\n", a.name, a.usage.requests, a.usage.failures, a.usage.tokens_in,
+                         a.usage.tokens_out, a.usage.cost_usd, a.failed_proposals, a.retired ? "  (gave up)" : "");
+    out += fmt::format("  {:<9} {:>8} {:>8} {:>10} {:>10} {:>9.4f}\n", "all", total.requests, total.failures, total.tokens_in, total.tokens_out,
+                       total.cost_usd);
+  }
   out += "\n";
   if (s.best) {
     out += fmt::format("  start {:.2f} us -> best {:.2f} us ({:.2f}x)", s.start.time_ns / 1e3, s.best->time_ns / 1e3,
@@ -33,7 +42,8 @@ json summary_json(const engine::RunSummary& s) {
   json agents = json::array();
   for (const auto& a : s.agent_status)
     agents.push_back({{"name", a.name}, {"strategy", a.strategy}, {"judged", a.judged}, {"promoted", a.promoted}, {"backups", a.backups},
-                      {"rejected", a.rejected}, {"last", a.last}, {"best_ns", a.best_ns > 0 ? json(a.best_ns) : json()}});
+                      {"rejected", a.rejected}, {"last", a.last}, {"best_ns", a.best_ns > 0 ? json(a.best_ns) : json()},
+                      {"failed_proposals", a.failed_proposals}, {"retired", a.retired}, {"usage", engine::usage_json(a.usage)}});
   return {{"run_id", s.run_id},
           {"stop_reason", s.stop_reason},
           {"judged", s.judged},
@@ -47,6 +57,7 @@ json summary_json(const engine::RunSummary& s) {
           {"sol_fraction", s.best ? json(s.best->sol_fraction) : json()},
           {"sol_score", s.best && s.best->sol_score ? json(*s.best->sol_score) : json()},
           {"best_knobs", s.best_knobs},
+          {"usage", engine::usage_json(s.usage())},
           {"agents", agents}};
 }
 

@@ -208,7 +208,7 @@ TEST(RandomBrainTest, SamplesEveryAllowedConfigurationOnceAndIgnoresTheBoard) {
     auto brain = brains::brain_factory("random")(tmpl, "tiling", seed);
     std::set<Knobs> tried{base};
     std::vector<Knobs> order;
-    while (auto proposal = brain->propose(base, tried, evidence)) {
+    while (auto proposal = brain->propose(engine::ProposalContext{base, tried, evidence, "", {}, ""})) {
       EXPECT_EQ(proposal->knobs.at("C"), 0);
       EXPECT_TRUE(knobs_allowed(tmpl, proposal->knobs)) << proposal->hypothesis;
       EXPECT_FALSE(tried.count(proposal->knobs)) << proposal->hypothesis;
