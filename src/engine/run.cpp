@@ -194,6 +194,7 @@ std::string feedback_for(const std::string& hypothesis, const std::string& outco
   if (!measured.passed) text += "\nWhy: " + measured.reason;
   if (!verdict.build.ok && !verdict.build.diagnostics.empty())
     text += "\nCompiler output:\n" + verdict.build.diagnostics.substr(0, kFeedbackChars);
+  if (!verdict.build.resources.empty()) text += "\nResources per kernel (registers, shared memory, spills): " + verdict.build.resources.dump();
   if (measured.passed)
     text += fmt::format("\nIts geometric-mean time {:.2f} us against the incumbent's {:.2f} us ({:+.1f}%), measured spread {:.1f}%.",
                         measured.time_ns / 1e3, incumbent_ns / 1e3, incumbent_ns > 0 ? 100 * (measured.time_ns - incumbent_ns) / incumbent_ns : 0.0,

@@ -155,6 +155,15 @@ TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKe
     keyed += header != r.headers.end() && header->second.find(kKey) != std::string::npos;
   }
   EXPECT_EQ(keyed, static_cast<int>(requests.size()));
+  // The answer without a candidate got a complaint in the same conversation; the compiler's words went back to the agent.
+  bool complained = false, told_compile_error = false;
+  for (const auto& r : requests) {
+    const auto& messages = r.body.at("messages");
+    complained |= messages.size() == (r.protocol == "openai" ? 4u : 3u);  // OpenAI's system prompt is a message
+    told_compile_error |= messages.back().at("content").get<std::string>().find("rejected: COMPILE_ERROR") != std::string::npos;
+  }
+  EXPECT_TRUE(complained);
+  EXPECT_TRUE(told_compile_error);
   EXPECT_THAT(result.output, Not(HasSubstr(kKey)));
   std::string stored;
   for (const auto& entry : fs::directory_iterator(dir_))
