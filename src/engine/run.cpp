@@ -49,6 +49,10 @@ struct Run::State {
   std::vector<int> failed_in_a_row;         // by agent
   std::vector<WorkloadTime> incumbent_times;
   std::size_t since_plateau = 0;
+  // Declared before `pending`, so they outlive it: a thread still asking a brain notifies them as it ends.
+  std::mutex answers_mutex;                 // with `answered`: an asynchronous brain has answered
+  std::condition_variable answered;
+  std::uint64_t answers = 0;
   struct Pending {
     Agent agent;  // as it was when it proposed (a plateau deals strategies again)
     std::size_t index;
@@ -61,9 +65,6 @@ struct Run::State {
   };
   std::deque<Pending> pending;  // proposals in flight, in the order they will be judged
   std::optional<Knobs> restart_from;
-  std::mutex answers_mutex;                 // with `answered`: an asynchronous brain has answered
-  std::condition_variable answered;
-  std::uint64_t answers = 0;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
@@ -77,7 +78,12 @@ ModelUsage RunSummary::usage() const {
 Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, BrainFactory brains, store::Store& store, ProgressCallback progress)
     : task_(task), options_(std::move(options)), judge_(std::move(judge)), brain_factory_(std::move(brains)), store_(store), progress_(std::move(progress)) {}
 
-Run::~Run() = default;
+Run::~Run() {
+  // Stopped by an exception: the brains still answering stop soon, so the threads asking them end.
+  if (state_)
+    for (auto& p : state_->pending)
+      if (p.brain) p.brain->cancel();
+}
 
 void Run::build_ahead(BuildFunction build, unsigned threads) {
   build_ahead_ = std::move(build);
