@@ -214,7 +214,7 @@ int run_eval(const EvalArguments& args) {
                              {"flops_per_second", peaks.flops_per_second}}},
                   {"seed", std::to_string(judge.seed())}, {"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds},
                   {"worker_restarts", verdict.worker_restarts}, {"reused_rounds", verdict.reused_rounds},
-                  {"phase_seconds", verdict.phase_seconds},
+                  {"phase_seconds", verdict.phase_seconds}, {"sandbox", verdict.sandbox},
                   {"store", store_path.string()}, {"run_id", run_id},
                   {"build", {{"ok", verdict.build.ok}, {"cache_hit", verdict.build.cache_hit}, {"seconds", verdict.build.seconds},
                              {"cache_key", verdict.build.cache_key}, {"diagnostics", verdict.build.diagnostics}}},

@@ -20,6 +20,7 @@
 #endif
 #include "judge/input_generator.h"
 #include "judge/phase_clock.h"
+#include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker.h"
 #include "judge/worker_process.h"
@@ -203,6 +204,9 @@ struct Judge::Session {
   std::string timer;                    // how the worker timed its last call ("cupti", "events"; empty on the CPU)
   std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
   json bind;
+  json sandbox;                         // the "sandbox" request sent before the candidate loads; null: none
+  json sandbox_report;                  // what the worker raised
+  int sandboxed_start = -1;             // the worker process (by its start count) that raised it
   bool ready = false;
   bool outputs_placed = false;          // the device copy has the output region (guards) of the mapped workload
 
@@ -224,6 +228,13 @@ struct Judge::Session {
     };
     if (restart) {
       ready = false;
+      // Once per worker process: a sandbox cannot be raised twice (the filter forbids what raising it takes).
+      if (!sandbox.is_null() && !(worker.running() && worker.starts() == sandboxed_start)) {
+        const auto reply = worker.request(sandbox, deadline);
+        if (!reply.ok()) return Failure{Status::runtime_error, fmt::format("the worker could not raise its sandbox: {}{}", reply.description, tail())};
+        sandbox_report = reply.body.value("sandbox", json());
+        sandboxed_start = worker.starts();
+      }
       if (auto failure = step(load)) return failure;
     }
     if (restart || mapped_generation != generation) {
@@ -262,6 +273,8 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   std::string pattern = (base / "kernelarc-judge-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error(fmt::format("cannot create a scratch folder in {}", base.string()));
   scratch_ = pattern;
+  candidate_scratch_ = scratch_ / "candidate";
+  fs::create_directories(candidate_scratch_ / "tmp");
 }
 
 Judge::~Judge() {
@@ -293,6 +306,16 @@ BuildResult Judge::build(const CandidateSource& candidate) const {
 #endif
 }
 
+// A CPU candidate may read the runtime and its own library, and write only in its folder; half the memory at most.
+SandboxPolicy Judge::candidate_policy(const fs::path& library) const {
+  SandboxPolicy policy;
+  policy.address_space_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
+  policy.read_only = runtime_paths();
+  policy.read_only.push_back(library.string());
+  policy.read_write = {candidate_scratch_.string(), "/dev/null"};
+  return policy;
+}
+
 // Outside the budget the buffer lives in `uncached`, for this workload of this candidate only.
 SharedBuffer& Judge::workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached) {
   if (const auto found = buffers_.find(name); found != buffers_.end()) {
@@ -300,11 +323,13 @@ SharedBuffer& Judge::workload_buffer(const std::string& name, std::size_t bytes,
     cached_buffer_bytes_ -= found->second.size();
     buffers_.erase(found);
   }
+  // A candidate's buffers sit in its own folder: its sandbox reaches them and not the reference's outputs.
+  const fs::path folder = name.ends_with("-candidate") ? candidate_scratch_ : scratch_;
   if (cached_buffer_bytes_ + bytes > options_.buffer_cache_bytes) {
-    uncached = SharedBuffer::create(scratch_ / fmt::format("e{}-{}.buf", evaluations_, name), bytes);
+    uncached = SharedBuffer::create(folder / fmt::format("e{}-{}.buf", evaluations_, name), bytes);
     return uncached;
   }
-  auto& kept = buffers_[name] = SharedBuffer::create(scratch_ / (name + ".buf"), bytes);
+  auto& kept = buffers_[name] = SharedBuffer::create(folder / (name + ".buf"), bytes);
   cached_buffer_bytes_ += bytes;
   return kept;
 }
@@ -387,8 +412,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     session_in_use = kernel_session_.get();
     session_in_use->ready = false;  // loads this candidate's module on the first call
   } else {
-    own_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log"});
+    own_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
+                                                          {{"TMPDIR", (candidate_scratch_ / "tmp").string()}}});
     session_in_use = own_session.get();
+    if (options_.device == "cpu" && options_.sandbox) own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library))}};
   }
   Session& candidate_session = *session_in_use;
   const int restarts_before = candidate_session.worker.restarts();
@@ -891,6 +918,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     verdict.workloads.push_back(std::move(row));
   }
   verdict.worker_restarts = candidate_session.worker.restarts() - restarts_before;
+  verdict.sandbox = candidate_session.sandbox_report;
   verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   verdict.phase_seconds = phases.seconds();
   return verdict;

@@ -15,6 +15,7 @@
 
 #include "judge/cpu_compiler.h"
 #include "judge/shared_buffer.h"
+#include "judge/sandbox.h"
 #include "judge/verdict.h"
 #include "task/roofline.h"
 #include "task/task.h"
@@ -31,6 +32,7 @@ struct JudgeOptions {
   std::uint64_t seed = 0;             // 0: a fresh secret seed per judge
   bool include_held_out = true;
   bool time_candidates = true;        // false: correctness only
+  bool sandbox = true;                // CPU candidates run behind judge/sandbox.h's walls
   std::filesystem::path worker_executable;   // empty: this executable
   std::filesystem::path scratch_directory;   // empty: a private folder in /dev/shm (or the temp folder)
   std::size_t flush_bytes = 0;        // 0: twice the last-level cache (on a GPU the worker flushes at least twice the L2)
@@ -78,12 +80,14 @@ class Judge {
   struct Session;
   struct Round;
   void build_reference(const ProgressCallback& say);
+  SandboxPolicy candidate_policy(const std::filesystem::path& library) const;
   SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;
   JudgeOptions options_;
   task::DevicePeaks peaks_;
   CpuCompiler compiler_;
   std::filesystem::path scratch_;
+  std::filesystem::path candidate_scratch_;  // the only folder a sandboxed candidate may write in: its buffers and its TMPDIR
   std::optional<BuildResult> reference_build_;
   std::string reference_device_ = "cpu";     // a CUDA reference runs on the GPU, a C++ one on the CPU
   std::map<std::string, double> baselines_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,7 @@ struct CandidateVerdict {
   int reused_rounds = 0;       // correctness rounds whose inputs and reference outputs came from the judge's cache
   double judge_seconds = 0;
   std::map<std::string, double> phase_seconds;  // where judge_seconds went: build, workers, inputs, calls, checks, ...
+  nlohmann::json sandbox;      // the candidate worker's walls: {"active": [...], "unavailable": [...]}; null when none was raised
   bool passed() const;
   std::optional<double> mean_score() const;  // over workloads with a score; nullopt if none
 };

@@ -10,6 +10,7 @@
 
 #include "judge/call_tensors.h"
 #include "judge/candidate_library.h"
+#include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker_channel.h"
 #include "kernelarc/candidate_abi.h"
@@ -28,6 +29,7 @@ class CpuWorker {
   json handle(const std::string& op, const json& request) {
     if (op == "hello") return {{"ok", true}, {"pid", getpid()}, {"protocol", kWorkerProtocolVersion}, {"device", "cpu"}};
     if (op == "noop") return {{"ok", true}};
+    if (op == "sandbox") return {{"ok", true}, {"sandbox", enter_sandbox(sandbox_policy_from(request.at("policy")))}};
     if (op == "load") return load(request.at("library").get<std::string>());
     if (op == "map") {
       buffer_ = SharedBuffer::open(request.at("file").get<std::string>(), request.at("bytes").get<std::size_t>());

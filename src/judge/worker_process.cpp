@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,7 @@ using nlohmann::json;
 namespace {
 
 // The worker runs untrusted code: it gets only the variables it needs, never the user's secrets (API keys and the like).
-std::vector<std::string> worker_environment() {
+std::vector<std::string> worker_environment(const std::map<std::string, std::string>& extra) {
   static const char* const kNames[] = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "LD_LIBRARY_PATH", "XDG_CACHE_HOME",
                                        "KERNELARC_CACHE_DIR", "KERNELARC_GPU_TIMER"};
   static const char* const kPrefixes[] = {"CUDA_", "NVIDIA_", "LC_"};
@@ -35,8 +36,9 @@ std::vector<std::string> worker_environment() {
     const std::string_view name = variable.substr(0, variable.find('='));
     const bool named = std::any_of(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; });
     const bool prefixed = std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](const char* p) { return name.starts_with(p); });
-    if (named || prefixed) kept.emplace_back(variable);
+    if ((named || prefixed) && !extra.count(std::string(name))) kept.emplace_back(variable);
   }
+  for (const auto& [name, value] : extra) kept.push_back(name + "=" + value);
   return kept;
 }
 
@@ -56,7 +58,7 @@ void WorkerProcess::start() {
   const int log_fd = ::open(options_.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log_fd < 0) throw std::runtime_error(fmt::format("cannot open worker log {}: {}", options_.log_file.string(), std::strerror(errno)));
   const std::string executable = options_.executable.string();
-  const std::vector<std::string> environment = worker_environment();  // built before fork: the child only execs
+  const std::vector<std::string> environment = worker_environment(options_.environment);  // built before fork: the child only execs
   std::vector<char*> envp;
   for (const auto& variable : environment) envp.push_back(const_cast<char*>(variable.c_str()));
   envp.push_back(nullptr);
@@ -98,6 +100,9 @@ std::string WorkerProcess::reap(bool kill_first) {
   while (done == 0 || (done < 0 && errno == EINTR)) done = waitpid(pid_, &status, 0);
   pid_ = -1;
   to_worker_ = from_worker_ = -1;
+  if (done > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+    return common::describe_wait_status(status) + ": the sandbox refused a system call (a socket, a new process, an exec, a ptrace or a "
+                                                  "signal to another process)";
   return done > 0 ? common::describe_wait_status(status) : "lost";
 }
 

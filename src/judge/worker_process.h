@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ struct WorkerOptions {
   std::filesystem::path executable;   // the kernelarc binary
   std::string device = "cpu";
   std::filesystem::path log_file;     // the worker's stderr (and the candidate's output) goes here
+  std::map<std::string, std::string> environment;  // set for the worker, beside the few variables it keeps (TMPDIR, say)
 };
 
 enum class ReplyOutcome { ok, refused, crashed, timed_out };
@@ -43,6 +45,7 @@ class WorkerProcess {
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   int restarts() const { return starts_ > 0 ? starts_ - 1 : 0; }
+  int starts() const { return starts_; }
   // The last lines the worker wrote to its log: what a crashing candidate printed.
   std::string log_tail(std::size_t max_bytes = 600) const;
 

@@ -346,6 +346,34 @@ TEST_F(CpuJudgeTest, SegfaultIsRuntimeError) {
   EXPECT_GE(verdict.worker_restarts, 1) << "a fresh worker for the second workload";
 }
 
+// Model-written code runs on the user's machine: the worker's sandbox stops what would harm it, and the verdict says so.
+TEST_F(CpuJudgeTest, SocketsNewProcessesAndSignalsToTheJudgeKillTheSandboxedWorker) {
+  for (const char* name : {"opens_socket", "forks", "runs_a_shell", "signals_its_parent"}) {
+    SCOPED_TRACE(name);
+    const auto verdict = run(small_softmax(), canary(name));
+    expect_every_workload(small_softmax(), verdict, Status::runtime_error, {"SIGSYS", "the sandbox refused a system call"});
+    ASSERT_TRUE(verdict.sandbox.is_object());
+    EXPECT_THAT(verdict.sandbox.at("active").dump(), HasSubstr("seccomp"));
+  }
+}
+
+TEST_F(CpuJudgeTest, MemoryAndDiskExhaustionStopAtTheSandboxsLimits) {
+  const task::Task task = only(builtin("softmax"), {"softmax-2x2"});
+  expect_every_workload(task, run(task, canary("exhausts_memory")), Status::runtime_error, {"SIGABRT"});
+  expect_every_workload(task, run(task, canary("fills_the_disk")), Status::runtime_error, {"SIGXFSZ"});
+}
+
+TEST_F(CpuJudgeTest, TheSandboxHidesTheJudgesFilesTheHomeFolderAndOtherProcesses) {
+  const task::Task task = only(builtin("softmax"), {"softmax-7x1000", "softmax-2x2"});
+  const auto verdict = run(task, canary("probes_the_filesystem"));
+  ASSERT_TRUE(verdict.sandbox.is_object()) << describe(verdict);
+  if (verdict.sandbox.at("active").dump().find("landlock") == std::string::npos)
+    GTEST_SKIP() << "this kernel offers no Landlock: " << verdict.sandbox.dump();
+  expect_all_pass(task, verdict);
+  Judge unsandboxed(task, [] { auto o = options(); o.sandbox = false; return o; }(), peaks());
+  EXPECT_FALSE(unsandboxed.evaluate(canary("probes_the_filesystem")).passed()) << "without the walls the probe sees out: the test can fail";
+}
+
 TEST_F(CpuJudgeTest, InfiniteLoopIsTimeout) {
   const task::Task task = only(builtin("softmax"), {"softmax-2x2"});
   auto judge_options = options();

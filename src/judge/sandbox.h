@@ -1,0 +1,36 @@
+// The walls around a worker that runs a candidate (untrusted, often model-written code), raised by the worker itself
+// once it is set up and before it loads the candidate: resource limits, its own network namespace, a filesystem
+// allow-list (Landlock) and a system-call filter (seccomp) that kills the process on a socket, a fork, an exec, a
+// ptrace or a signal to another process. Each wall that the kernel does not offer is reported, never silently skipped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kernelarc::judge {
+
+struct SandboxPolicy {
+  std::uint64_t address_space_bytes = 0;   // RLIMIT_AS; 0: none (a GPU driver reserves far more than it uses)
+  std::uint64_t file_size_bytes = 1ull << 30;  // RLIMIT_FSIZE: the largest file it may write
+  std::uint64_t open_files = 1024;         // RLIMIT_NOFILE
+  bool own_network = true;                 // a network namespace with nothing in it
+  bool filesystem = true;                  // Landlock: only the paths below
+  bool system_calls = true;                // seccomp
+  std::vector<std::string> read_only;      // files and folders it may read (and map executable)
+  std::vector<std::string> read_write;     // files and folders it may read, write, create and remove in
+};
+
+nlohmann::json sandbox_policy_json(const SandboxPolicy& policy);
+SandboxPolicy sandbox_policy_from(const nlohmann::json& j);
+
+// What was raised: {"active": [...], "unavailable": ["landlock: ...", ...]}. Irreversible for the calling process
+// (every thread started later inherits it); call it on the worker's only thread.
+nlohmann::json enter_sandbox(const SandboxPolicy& policy);
+
+// The system paths a C++ candidate needs to load (the C and C++ runtimes, the dynamic loader's cache, /dev/null).
+std::vector<std::string> runtime_paths();
+
+}  // namespace kernelarc::judge

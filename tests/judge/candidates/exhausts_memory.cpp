@@ -1,0 +1,30 @@
+// Harmful: reserves 64 GiB of address space in 1 GiB pieces (on a machine without limits, memory for everyone else);
+// when a reservation is refused it gives up with abort(): RUNTIME_ERROR. Only an unlimited worker computes the answer.
+#include <kernelarc/candidate_abi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <sys/mman.h>
+#include <cstdlib>
+
+namespace {
+
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float max = x[r * cols];
+    for (int64_t c = 1; c < cols; ++c) max = std::fmax(max, x[r * cols + c]);
+    float sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += std::exp(x[r * cols + c] - max);
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = std::exp(x[r * cols + c] - max) / sum;
+  }
+}
+
+}  // namespace
+
+KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
+  (void)num_inputs, (void)num_outputs, (void)stream;
+  for (int i = 0; i < 64; ++i)
+    if (mmap(nullptr, std::size_t{1} << 30, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) == MAP_FAILED) std::abort();
+  softmax_rows(static_cast<const float*>(inputs[0]->data), static_cast<float*>(outputs[0]->data), inputs[0]->shape[0], inputs[0]->shape[1]);
+  return 0;
+}

@@ -1,0 +1,36 @@
+// Harmful: opens a TCP connection (to exfiltrate, or to fetch an answer) on every call, then computes correctly.
+// The sandbox's system-call filter kills the worker at socket(): RUNTIME_ERROR.
+#include <kernelarc/candidate_abi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace {
+
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float max = x[r * cols];
+    for (int64_t c = 1; c < cols; ++c) max = std::fmax(max, x[r * cols + c]);
+    float sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += std::exp(x[r * cols + c] - max);
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = std::exp(x[r * cols + c] - max) / sum;
+  }
+}
+
+}  // namespace
+
+KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
+  (void)num_inputs, (void)num_outputs, (void)stream;
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(80);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0) (void)connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), close(fd);
+  softmax_rows(static_cast<const float*>(inputs[0]->data), static_cast<float*>(outputs[0]->data), inputs[0]->shape[0], inputs[0]->shape[1]);
+  return 0;
+}
