@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -38,6 +39,7 @@ struct EvalArguments {
   int timeout_ms = 10000;
   std::uint64_t seed = 0;
   bool no_held_out = false;
+  std::vector<std::string> workloads;  // empty: all
   bool correctness_only = false;
   CpuPeakOverrides peaks;
 };
@@ -166,6 +168,15 @@ int run_eval(const EvalArguments& args) {
   judge::CandidateSource source;
   try {
     task = load_task_argument(args.task);
+    if (!args.workloads.empty()) {
+      std::vector<task::Workload> chosen;
+      for (const auto& uuid : args.workloads) {
+        const auto found = std::find_if(task.workloads.begin(), task.workloads.end(), [&](const task::Workload& w) { return w.uuid == uuid; });
+        if (found == task.workloads.end()) throw std::runtime_error(fmt::format("task {} has no workload \"{}\"", task.definition.name, uuid));
+        chosen.push_back(*found);
+      }
+      task.workloads = std::move(chosen);
+    }
     source = candidate_source(task, args);
   } catch (const std::exception& error) {
     fmt::print(stderr, "kernelarc eval: {}\n", error.what());
@@ -256,6 +267,7 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   command->add_option("--timeout-ms", args->timeout_ms, "Deadline of one call")->check(CLI::PositiveNumber)->envname("KERNELARC_TIMEOUT_MS")->capture_default_str();
   command->add_option("--seed", args->seed, "Input seed (default: a fresh secret one)")->envname("KERNELARC_SEED");
   command->add_flag("--no-held-out", args->no_held_out, "Skip the held-out workloads");
+  command->add_option("--workload", args->workloads, "Judge only this workload (by uuid; repeatable)");
   command->add_flag("--correctness-only", args->correctness_only, "Check without timing");
   command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");
   command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)");
