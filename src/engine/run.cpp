@@ -22,7 +22,8 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads before each proposal
-constexpr int kFailuresBeforeRetiring = 3;    // proposals in a row that came to nothing
+constexpr int kFailuresBeforeRetiring = 3;
+constexpr const char* kStartHypothesis = "the template's knobs at their first values";    // proposals in a row that came to nothing
 constexpr std::size_t kFeedbackChars = 2500;  // of compile diagnostics kept for the agent
 
 
@@ -371,7 +372,7 @@ RunSummary Run::execute() {
   load_earlier_conclusions();
 
   if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
-  const Verdict first = judge_and_record(default_knobs(*template_), "start", "", "the template's knobs at their first values");
+  const Verdict first = judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis);
   if (first != Verdict::first) return finish("failed", "the starting candidate failed: " + state_->summary.start.reason);
   return loop();
 }
@@ -448,6 +449,11 @@ RunSummary Run::resume(std::int64_t run_id) {
   }
   event("run_resumed", {{"judged", st.summary.judged}, {"promotions", st.summary.promotions}});
   if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
+  if (st.summary.judged == 0) {  // killed before its starting candidate was recorded: judge it now
+    if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
+    if (judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis) != Verdict::first)
+      return finish("failed", "the starting candidate failed: " + st.summary.start.reason);
+  }
   if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
   return loop();
 }

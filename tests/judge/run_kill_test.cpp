@@ -1,16 +1,20 @@
 // `kernelarc run` killed with SIGKILL in the middle, then `kernelarc run --resume`: no judged candidate and no
 // conclusion is lost, nothing is judged twice, and the run finishes. Real processes, a real store file.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "store/store.h"
 
@@ -74,6 +78,86 @@ TEST(RunKillTest, ARunKilledMidwayResumesWithoutLosingOrRepeatingAnything) {
   const auto conclusions = store.conclusions("softmax");
   EXPECT_GE(conclusions.size(), conclusions_before);
   EXPECT_EQ(conclusions.size(), after.size() - 1) << "one conclusion per candidate after the start";
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+// Twenty SIGKILLs at random moments (while judging, recording, starting, resuming), each followed by --resume: every
+// candidate and conclusion seen in the store before a kill is still there after it, nothing is judged twice, and the
+// last resume finishes the budget. A fixture task of 64 quick configurations (60 judged) keeps each candidate under a second.
+TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
+  std::string pattern = (fs::temp_directory_path() / "kernelarc-run-kills-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const fs::path dir = pattern, db = dir / "runs.db";
+  const std::string binary = KERNELARC_BINARY, budget = "60";
+  const std::vector<std::string> protocol = {"--rounds", "1", "--warmup", "1", "--iterations", "3", "--quiet", "--store", db.string()};
+  std::mt19937 random(20261203);
+  std::uniform_int_distribution<int> delay_ms(150, 1500);
+
+  const auto start = [&](std::vector<std::string> argv) {
+    argv.insert(argv.end(), protocol.begin(), protocol.end());
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int null_fd = open("/dev/null", O_WRONLY);
+      dup2(null_fd, STDOUT_FILENO);
+      dup2(null_fd, STDERR_FILENO);
+      std::vector<char*> args;
+      for (auto& a : argv) args.push_back(a.data());
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    return pid;
+  };
+  std::int64_t run_id = 0;
+  std::set<std::int64_t> candidates_seen, conclusions_seen;
+  int kills = 0;
+  while (kills < 20) {
+    const pid_t pid = run_id == 0 ? start({binary, "run", KERNELARC_GRID_TASK, "--agents", "2", "--budget", budget, "--seed", "3"})
+                                  : start({binary, "run", "--resume", std::to_string(run_id)});
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    kills += WIFSIGNALED(status);
+    if (!fs::exists(db)) continue;
+    auto store = store::Store::open(db);
+    if (run_id == 0) {
+      const auto runs = store.runs();
+      if (runs.empty()) continue;
+      run_id = runs.front().id;
+    }
+    std::set<std::int64_t> candidates, conclusions;
+    std::set<std::string> configurations;
+    for (const auto& c : store.candidates(run_id)) {
+      candidates.insert(c.id);
+      EXPECT_TRUE(configurations.insert(c.knobs_json).second) << "judged twice: " << c.knobs_json << " after kill " << kills;
+    }
+    for (const auto& c : store.conclusions("copy_grid")) conclusions.insert(c.id);
+    for (const auto id : candidates_seen) EXPECT_TRUE(candidates.count(id)) << "candidate " << id << " lost at kill " << kills;
+    for (const auto id : conclusions_seen) EXPECT_TRUE(conclusions.count(id)) << "conclusion " << id << " lost at kill " << kills;
+    candidates_seen = candidates;
+    conclusions_seen = conclusions;
+    if (store.run(run_id)->status != "running") break;
+  }
+  EXPECT_GE(kills, 20);
+  ASSERT_GT(run_id, 0);
+  {
+    auto store = store::Store::open(db);
+    if (store.run(run_id)->status == "running") {
+      const std::string resume = binary + " run --resume " + std::to_string(run_id) + " --rounds 1 --warmup 1 --iterations 3 --quiet --store " +
+                                 db.string() + " > /dev/null 2>&1";
+      EXPECT_EQ(std::system(resume.c_str()), 0);
+    }
+  }
+  auto store = store::Store::open(db);
+  EXPECT_EQ(store.run(run_id)->status, "finished");
+  const auto after = store.candidates(run_id);
+  EXPECT_EQ(after.size(), 60u) << "the budget, judged once each across " << kills << " kills";
+  EXPECT_GT(candidates_seen.size(), 5u) << "the kills fell while candidates were being judged, not only at start-up";
+  for (const auto id : candidates_seen) EXPECT_TRUE(std::any_of(after.begin(), after.end(), [&](const auto& c) { return c.id == id; }));
+  EXPECT_EQ(store.conclusions("copy_grid").size(), after.size() - 1) << "one conclusion per candidate after the start";
   std::error_code ignored;
   fs::remove_all(dir, ignored);
 }
