@@ -273,6 +273,10 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
       event("promoted", {{"candidate", id}, {"agent", proposer}, {"from_ns", incumbent_ns}, {"to_ns", st.controller.incumbent()->time_ns}});
   });
   st.store_id_of.push_back(id);
+  if (st.summary.sandbox.is_null() && verdict.sandbox.is_object()) {
+    st.summary.sandbox = verdict.sandbox;
+    event("sandbox", verdict.sandbox);
+  }
   count_for_agent(proposer, decision, outcome, measured_again ? *measured_again : measured);
   for (auto& status : st.summary.agent_status)
     if (status.name == proposer) status.usage += usage;
@@ -410,6 +414,8 @@ RunSummary Run::resume(std::int64_t run_id) {
     } else if (e.kind == "proposal_failed") {
       if (payload.contains("usage")) spent[payload.at("agent").get<std::string>()] += usage_from(payload.at("usage"));
       ++failed[payload.at("agent").get<std::string>()];
+    } else if (e.kind == "sandbox") {
+      st.summary.sandbox = payload;
     } else if (e.kind == "proposals_discarded") {
       for (const auto& [agent, usage] : payload.at("usage").items()) spent[agent] += usage_from(usage);
     } else if (e.kind == "judged") {

@@ -74,6 +74,7 @@ struct RunSummary {
   std::size_t board_size = 0;
   double elapsed_s = 0;                    // this process's share of the run (since execute or resume)
   ModelUsage usage() const;                // every agent's spend together
+  nlohmann::json sandbox;                  // the walls the candidates ran behind ({"active": [...], "unavailable": [...]}); null: none
 };
 
 // Judges one candidate; the real one wraps judge::Judge, tests script it.

@@ -35,6 +35,12 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
     out += "  no correct candidate\n";
   }
   out += fmt::format("  board: {} entries at the end\n", s.board_size);
+  if (s.sandbox.is_object()) {
+    std::string walls;
+    for (const auto& wall : s.sandbox.value("active", json::array())) walls += (walls.empty() ? "" : "; ") + wall.get<std::string>();
+    out += fmt::format("  sandbox: {}\n", walls.empty() ? "none raised" : walls);
+    for (const auto& missing : s.sandbox.value("unavailable", json::array())) out += fmt::format("  sandbox, not available here: {}\n", missing.get<std::string>());
+  }
   return out;
 }
 
@@ -58,6 +64,7 @@ json summary_json(const engine::RunSummary& s) {
           {"sol_score", s.best && s.best->sol_score ? json(*s.best->sol_score) : json()},
           {"best_knobs", s.best_knobs},
           {"usage", engine::usage_json(s.usage())},
+          {"sandbox", s.sandbox},
           {"agents", agents}};
 }
 

@@ -12,6 +12,7 @@ namespace kernelarc::report {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 engine::RunSummary state(double best_ns, int plateaus) {
   engine::RunSummary s;
@@ -101,6 +102,30 @@ TEST(RunSummaryTest, TheTableHasEveryAgentAndTheJsonEveryNumber) {
   EXPECT_EQ(json.at("agents").size(), 2u);
   EXPECT_EQ(json.at("agents")[1].at("rejected").get<int>(), 1);
   EXPECT_TRUE(json.at("sol_score").is_null()) << "no baseline, no score";
+  EXPECT_THAT(table, Not(HasSubstr("models:"))) << "no model was asked";
+  EXPECT_THAT(table, Not(HasSubstr("sandbox")));
+}
+
+// Language models' spend per agent and in all, and the sandbox's walls, when there are any.
+TEST(RunSummaryTest, ModelSpendAndTheSandboxAreShown) {
+  auto s = state(1000, 1);
+  s.agent_status[0].usage = {3, 1, 1200, 300, 0.0125};
+  s.agent_status[1].usage = {2, 0, 800, 200, 0.0075};
+  s.agent_status[1].failed_proposals = 3;
+  s.agent_status[1].retired = true;
+  s.sandbox = {{"active", {"seccomp: ...", "landlock v7: ..."}}, {"unavailable", {"network namespace: Operation not permitted"}}};
+  const auto table = summary_table("softmax on cpu", s);
+  EXPECT_THAT(table, HasSubstr("(gave up)"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("all +5 +1 +2000 +500 +0.0200"));
+  EXPECT_THAT(table, HasSubstr("sandbox: seccomp: ...; landlock v7: ..."));
+  EXPECT_THAT(table, HasSubstr("not available here: network namespace: Operation not permitted"));
+  const auto json = summary_json(s);
+  EXPECT_EQ(json.at("usage").at("tokens_in").get<std::int64_t>(), 2000);
+  EXPECT_DOUBLE_EQ(json.at("usage").at("cost_usd").get<double>(), 0.02);
+  EXPECT_EQ(json.at("agents")[1].at("failed_proposals").get<int>(), 3);
+  EXPECT_EQ(json.at("sandbox").at("active").size(), 2u);
+  const auto lines = LiveDisplay::block("t", s, 64);
+  EXPECT_THAT(lines[2], HasSubstr("models: 5 requests (1 failed), 2000 tokens in, 500 out, $0.0200"));
 }
 
 }  // namespace
