@@ -120,7 +120,9 @@ std::vector<Hunk> parse_hunks(const std::string& diff) {
       Hunk hunk;
       hunk.number = static_cast<int>(hunks.size()) + 1;
       hunk.header = line;
-      hunk.old_start = std::stoul(match[1].str());
+      // A model may write any number there: one past any text's length means "at the end", not an exception.
+      const std::string start = match[1].str();
+      hunk.old_start = start.size() > 9 ? 1000000000ul : std::stoul(start);
       hunks.push_back(std::move(hunk));
       continue;
     }

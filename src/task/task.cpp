@@ -351,7 +351,8 @@ Workload parse_workload(const Node& node, const Definition& definition, const fs
   workload.uuid = node.at("uuid").string();
   if (workload.uuid.empty()) node.at("uuid").fail("expected a non-empty uuid");
   const Node axes = node.at("axes");
-  for (const auto& [name, _] : axes.object().items()) {
+  for (const auto& item : axes.object().items()) {
+    const std::string& name = item.key();  // not a structured binding: clang 14 cannot capture one in a lambda
     const auto axis = std::find_if(definition.axes.begin(), definition.axes.end(),
                                    [&](const Axis& a) { return a.name == name; });
     if (axis == definition.axes.end()) axes.at(name).fail("is not an axis of the definition");
@@ -364,7 +365,8 @@ Workload parse_workload(const Node& node, const Definition& definition, const fs
     if (axis.kind == AxisKind::variable && !workload.axes.count(axis.name))
       axes.fail(fmt::format("expected a value for the var axis \"{}\"", axis.name));
   if (auto inputs = node.find("inputs")) {
-    for (const auto& [name, _] : inputs->object().items()) {
+    for (const auto& item : inputs->object().items()) {
+      const std::string& name = item.key();
       const Node spec = inputs->at(name);
       if (std::none_of(definition.inputs.begin(), definition.inputs.end(), [&](const TensorSpec& t) { return t.name == name; }))
         spec.fail("is not an input of the definition");

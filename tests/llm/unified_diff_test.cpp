@@ -227,5 +227,12 @@ TEST(UnifiedDiff, LooksLikeUnifiedDiff) {
   EXPECT_FALSE(looks_like_unified_diff("@@ here @@\n"));
 }
 
+
+// Found by fuzz_unified_diff: a hunk header with a 200-digit line number threw std::out_of_range past the parser.
+TEST(UnifiedDiffTest, AHugeLineNumberIsADiffErrorNotAnException) {
+  const std::string diff = "--- a/f\n+++ b/f\n@@ -" + std::string(200, '2') + ",3 +1,3 @@\n-two\n+2\n";
+  EXPECT_THROW(apply_unified_diff("one\ntwo\nthree\n", diff), DiffError) << "no match within 50 lines of line 2e199";
+}
+
 }  // namespace
 }  // namespace kernelarc::llm
