@@ -22,10 +22,9 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads before each proposal
-constexpr int kFailuresBeforeRetiring = 3;
-constexpr const char* kStartHypothesis = "the template's knobs at their first values";    // proposals in a row that came to nothing
+constexpr int kFailuresBeforeRetiring = 3;    // proposals in a row that came to nothing
 constexpr std::size_t kFeedbackChars = 2500;  // of compile diagnostics kept for the agent
-
+constexpr const char* kStartHypothesis = "the template's knobs at their first values";
 
 std::string first_line(const std::string& text) {
   const auto end = text.find('\n');

@@ -84,7 +84,8 @@ TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKe
   const std::string scale = "const float inverse = 1.0f / sum;";
   // Real variants of the template, as a model would write them, between every fault the server can make.
   server.enqueue(fault(ScriptedAnswer::Fault::http_status, 429, "1"));
-  server.enqueue(answer("Hypothesis: a polynomial exp the compiler vectorises, over 4 lanes\nKnobs: {\"FAST_EXP\": 1, \"VEC\": 4}\n"));
+  server.enqueue(answer("Hypothesis: a polynomial exp the compiler vectorises, 8 lanes, exponentials stored once, 4 rows a step\n"
+                        "Knobs: {\"FAST_EXP\": 1, \"VEC\": 8, \"STORE_EXP\": 1, \"ROWS_PER_STEP\": 4}\n"));
   server.enqueue(fault(ScriptedAnswer::Fault::http_status, 500));
   server.enqueue(fault(ScriptedAnswer::Fault::malformed_json));
   server.enqueue(answer("I would look at the memory traffic first, it seems promising."));  // no candidate: a complaint goes back
@@ -102,7 +103,9 @@ TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKe
   // Correct only when the worker cannot see the key's variable: a worker that inherits the user's secrets fails it.
   server.enqueue(answer(fenced("read the environment", replaced(replaced(template_, "#include <cmath>\n", "#include <cmath>\n#include <cstdlib>\n"), scale,
                                                                  fmt::format("const float inverse = (std::getenv(\"{}\") ? 0.5f : 1.0f) / sum;", kKeyVariable)))));
-  server.enqueue(fault(ScriptedAnswer::Fault::oversized));
+  ScriptedAnswer oversized = fault(ScriptedAnswer::Fault::oversized);
+  oversized.oversized_bytes = 2u << 20;  // past the 1 MiB limit below; small, so making it does not disturb the timing
+  server.enqueue(oversized);
   server.enqueue(fault(ScriptedAnswer::Fault::http_status, 529));
   std::atomic<int> variant{0};
   server.set_fallback([&](const testing::SeenRequest&) {
@@ -113,10 +116,11 @@ TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKe
   const json config = {
       {"endpoints",
        {{"local", {{"protocol", "openai"}, {"base_url", server.openai_base_url()}, {"model", "scripted-coder"}, {"api_key_env", kKeyVariable},
-                   {"stream", true}, {"timeout_s", 2}, {"backoff_initial_s", 0.05}, {"max_retries", 6}, {"price_in_per_mtok", 1.0},
-                   {"price_out_per_mtok", 2.0}}},
+                   {"stream", true}, {"timeout_s", 2}, {"backoff_initial_s", 0.05}, {"max_retries", 6}, {"max_response_bytes", 1 << 20},
+                   {"price_in_per_mtok", 1.0}, {"price_out_per_mtok", 2.0}}},
         {"hosted", {{"protocol", "anthropic"}, {"base_url", server.anthropic_base_url()}, {"model", "scripted-claude"}, {"api_key_env", kKeyVariable},
-                    {"timeout_s", 2}, {"backoff_initial_s", 0.05}, {"max_retries", 6}, {"price_in_per_mtok", 3.0}, {"price_out_per_mtok", 15.0}}}}},
+                    {"timeout_s", 2}, {"backoff_initial_s", 0.05}, {"max_retries", 6}, {"max_response_bytes", 1 << 20}, {"price_in_per_mtok", 3.0},
+                    {"price_out_per_mtok", 15.0}}}}},
       {"default", "hosted"},
       {"strategies", {{"memory", "local"}, {"tiling", "local"}}},
       {"max_complaints", 2}};
@@ -126,7 +130,7 @@ TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKe
   ASSERT_EQ(setenv(kKeyVariable, kKey, 1), 0);
   const auto result = common::run_command({KERNELARC_BINARY, "run", "softmax", "--brain", "llm", "--llm-config", config_file.string(), "--agents", "3",
                                            "--strategies", "memory,precision,tiling", "--budget", "10", "--rounds", "1", "--warmup", "1",
-                                           "--iterations", "3", "--seed", "4", "--json", "--store", db.string()},
+                                           "--iterations", "10", "--seed", "4", "--json", "--store", db.string()},
                                           std::chrono::minutes(8), 1u << 22);
   unsetenv(kKeyVariable);
   ASSERT_EQ(result.exit_code, 0) << result.output;
