@@ -16,26 +16,42 @@ std::size_t TensorLayout::bytes() const {
   return (elements * dtype.bits * dtype.lanes + 7) / 8;
 }
 
-std::vector<TensorLayout> parse_layouts(const json& list) {
-  std::vector<TensorLayout> out;
-  for (const auto& item : list) {
-    const auto dtype = task::parse_dtype(item.at("dtype").get<std::string>());
-    if (!dtype) throw std::runtime_error("unknown dtype in bind");
-    out.push_back({task::to_dlpack(*dtype), item.at("shape").get<std::vector<std::int64_t>>()});
-  }
-  return out;
-}
-
 namespace {
 
 bool inside(std::size_t offset, std::size_t bytes, std::size_t size) { return offset <= size && bytes <= size - offset; }
 
+// A byte count or offset: a non-negative integer, never a float (converting 1e54 to size_t is undefined behaviour).
+std::size_t count_at(const json& value) {
+  if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0))
+    throw std::runtime_error(fmt::format("expected a non-negative integer, got {}", value.dump()));
+  return value.get<std::size_t>();
+}
+
 }  // namespace
+
+std::vector<TensorLayout> parse_layouts(const json& list) {
+  constexpr std::size_t kMostElements = std::size_t{1} << 48;  // beyond any buffer: the byte count cannot overflow
+  std::vector<TensorLayout> out;
+  for (const auto& item : list) {
+    const auto dtype = task::parse_dtype(item.at("dtype").get<std::string>());
+    if (!dtype) throw std::runtime_error("unknown dtype in bind");
+    std::vector<std::int64_t> shape;
+    std::size_t elements = 1;
+    for (const auto& extent : item.at("shape")) {
+      shape.push_back(static_cast<std::int64_t>(count_at(extent)));
+      if (__builtin_mul_overflow(elements, static_cast<std::size_t>(shape.back()), &elements) || elements > kMostElements)
+        throw std::runtime_error(fmt::format("shape {} in bind is too large", item.at("shape").dump()));
+    }
+    out.push_back({task::to_dlpack(*dtype), std::move(shape)});
+  }
+  return out;
+}
+
 
 std::vector<BufferRange> parse_ranges(const json& ranges, std::size_t size, const char* request) {
   std::vector<BufferRange> out;
   for (const auto& range : ranges) {
-    const BufferRange parsed{range.at(0).get<std::size_t>(), range.at(1).get<std::size_t>()};
+    const BufferRange parsed{count_at(range.at(0)), count_at(range.at(1))};
     if (!inside(parsed.offset, parsed.bytes, size)) throw std::runtime_error(fmt::format("{} outside the shared buffer", request));
     out.push_back(parsed);
   }
@@ -45,7 +61,7 @@ std::vector<BufferRange> parse_ranges(const json& ranges, std::size_t size, cons
 std::vector<BufferCopy> parse_copies(const json& ranges, std::size_t size) {
   std::vector<BufferCopy> out;
   for (const auto& range : ranges) {
-    const BufferCopy parsed{range.at(0).get<std::size_t>(), range.at(1).get<std::size_t>(), range.at(2).get<std::size_t>()};
+    const BufferCopy parsed{count_at(range.at(0)), count_at(range.at(1)), count_at(range.at(2))};
     if (!inside(parsed.from, parsed.bytes, size) || !inside(parsed.to, parsed.bytes, size))
       throw std::runtime_error("copy outside the shared buffer");
     out.push_back(parsed);
@@ -72,7 +88,7 @@ void CallTensors::fill(Side& side, const json& offsets, std::byte* base, std::si
   side.tensors.resize(layouts.size());
   for (const auto& layout : layouts) side.shapes.push_back(layout.shape);
   for (std::size_t i = 0; i < layouts.size(); ++i) {
-    const auto offset = offsets[i].get<std::size_t>();
+    const auto offset = count_at(offsets[i]);
     if (!inside(offset, layouts[i].bytes(), buffer_bytes)) throw std::runtime_error("call: tensor outside the shared buffer");
     if (offset_values) offset_values->push_back(offset);
     DLTensor& t = side.tensors[i];

@@ -177,7 +177,7 @@ TeamConfig parse_team_config(const std::string& json_text, const std::string& or
   json document;
   try {
     document = json::parse(json_text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // a parse error, or a number too large for any type (out_of_range)
     root.fail(fmt::format("not valid JSON: {}", error.what()));
   }
   if (!document.is_object()) root.fail("must be a JSON object with \"endpoints\"");

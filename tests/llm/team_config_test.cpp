@@ -274,4 +274,10 @@ TEST(TeamConfig, EndpointForAnUndefinedEndpointIsAnError) {
 }
 
 }  // namespace
+// Found by fuzz_team_config: a number too large for any type escaped as nlohmann's out_of_range, not a ConfigError.
+TEST(TeamConfig, ANumberTooLargeForAnyTypeIsAConfigError) {
+  EXPECT_THROW(parse_team_config("4e4444444444444444444", "fuzz"), ConfigError);
+  EXPECT_THROW(parse_team_config(R"({"max_cost_usd": 1e999999})", "fuzz"), ConfigError);
+}
+
 }  // namespace kernelarc::llm
