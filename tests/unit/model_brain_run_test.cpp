@@ -199,9 +199,12 @@ TEST_F(ModelBrainRunTest, AResumedRunGetsItsSourcesAndItsSpendBack) {
       const auto payload = nlohmann::json::parse(e.payload_json);
       if (payload.contains("usage")) spent_before += usage_from(payload.at("usage"));
     }
+    // Which proposals were judged before the seventh call died depends on which agent answered first.
+    int judged_proposals = 0;
+    for (const auto& c : store.candidates(run_id)) judged_proposals += c.proposer != "start";
+    ASSERT_GE(judged_proposals, 2);
+    EXPECT_EQ(spent_before.requests, judged_proposals) << "each judged proposal's answer was recorded with it";
   }
-  // Calls: the start, then two faster proposals measured twice each; the seventh (the third's first) dies.
-  EXPECT_EQ(spent_before.requests, 2) << "the judged proposals' answers were recorded with them";
   auto store = store::Store::open(dir_ / "runs.db");
   engine::Run resumed(task_, run_options_from_store(*store.run(run_id)), judge_by_declared_speed, factory(), store);
   const auto summary = resumed.resume(run_id);
