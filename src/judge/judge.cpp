@@ -268,19 +268,15 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   if (options_.rounds < 1 || options_.iterations < 1 || options_.warmup < 0)
     throw std::invalid_argument("the judge needs at least one round and one timed iteration");
   fs::path base = options_.scratch_directory;
+  if (const char* chosen = std::getenv("KERNELARC_SCRATCH_DIR"); base.empty() && chosen && *chosen) base = chosen;
   if (base.empty()) base = access("/dev/shm", W_OK) == 0 ? fs::path("/dev/shm") : fs::temp_directory_path();
-  fs::create_directories(base);
-  std::string pattern = (base / "kernelarc-judge-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error(fmt::format("cannot create a scratch folder in {}", base.string()));
-  scratch_ = pattern;
+  scratch_folder_ = std::make_unique<ScratchFolder>(base);
+  scratch_ = scratch_folder_->path();
   candidate_scratch_ = scratch_ / "candidate";
   fs::create_directories(candidate_scratch_ / "tmp");
 }
 
-Judge::~Judge() {
-  std::error_code ignored;
-  fs::remove_all(scratch_, ignored);
-}
+Judge::~Judge() = default;
 
 BuildResult Judge::build(const CandidateSource& candidate) const {
   if (options_.device == "cpu") {

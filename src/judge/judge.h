@@ -16,6 +16,7 @@
 #include "judge/cpu_compiler.h"
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
+#include "judge/scratch_folder.h"
 #include "judge/verdict.h"
 #include "task/roofline.h"
 #include "task/task.h"
@@ -34,7 +35,7 @@ struct JudgeOptions {
   bool time_candidates = true;        // false: correctness only
   bool sandbox = true;                // CPU candidates run behind judge/sandbox.h's walls
   std::filesystem::path worker_executable;   // empty: this executable
-  std::filesystem::path scratch_directory;   // empty: a private folder in /dev/shm (or the temp folder)
+  std::filesystem::path scratch_directory;   // empty: $KERNELARC_SCRATCH_DIR, else /dev/shm, else the temp folder
   std::size_t flush_bytes = 0;        // 0: twice the last-level cache (on a GPU the worker flushes at least twice the L2)
   std::size_t input_pool_bytes = 256u << 20;  // how much memory the shifted input slots may use
   // A median below T_sol / roofline_margin is REWARD_HACK. 1 for datasheet peaks, which nothing
@@ -86,6 +87,7 @@ class Judge {
   JudgeOptions options_;
   task::DevicePeaks peaks_;
   CpuCompiler compiler_;
+  std::unique_ptr<ScratchFolder> scratch_folder_;  // before the sessions: removed after their workers have stopped
   std::filesystem::path scratch_;
   std::filesystem::path candidate_scratch_;  // the only folder a sandboxed candidate may write in: its buffers and its TMPDIR
   std::optional<BuildResult> reference_build_;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "judge/scratch_folder.h"
 #include "store/store.h"
 
 namespace kernelarc {
@@ -94,6 +95,8 @@ TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
   const std::string binary = KERNELARC_BINARY;
   constexpr std::size_t kBudget = 60;
   ASSERT_EQ(setenv("KERNELARC_CACHE_DIR", (dir / "cache").c_str(), 1), 0);  // builds as slow as the first time
+  const fs::path scratch = dir / "scratch";  // where each judge keeps its buffers: a killed one leaves its folder here
+  ASSERT_EQ(setenv("KERNELARC_SCRATCH_DIR", scratch.c_str(), 1), 0);
   // Peaks given: a calibration at every start would take the time the kills should fall in.
   const std::vector<std::string> protocol = {"--rounds", "1", "--warmup", "1", "--iterations", "3", "--cpu-bandwidth", "20", "--cpu-gflops", "100",
                                              "--quiet", "--store", db.string()};
@@ -162,6 +165,12 @@ TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
                                db.string() + " > /dev/null 2>&1";
     EXPECT_EQ(std::system(resume.c_str()), 0);
   }
+  unsetenv("KERNELARC_SCRATCH_DIR");
+  // Each start swept what the kill before it left; the last finished run removed its own.
+  const auto folders_left = [&] { return std::distance(fs::directory_iterator(scratch), fs::directory_iterator{}); };
+  EXPECT_LE(folders_left(), run_id != 0 ? 0 : 1) << "the killed judges' scratch folders (memory, in /dev/shm) were left behind";
+  judge::sweep_abandoned_scratch_folders(scratch);
+  EXPECT_EQ(folders_left(), 0);
   auto store = store::Store::open(db);
   for (const auto id : runs) {
     EXPECT_EQ(store.run(id)->status, "finished") << "run " << id;
