@@ -17,6 +17,7 @@
 #include "judge/comparison.h"
 #ifdef KERNELARC_HAVE_CUDA
 #include "judge/cuda/cuda_compiler.h"
+#include "judge/forbidden_calls.h"
 #endif
 #include "judge/input_generator.h"
 #include "judge/phase_clock.h"
@@ -367,12 +368,6 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   verdict.name = candidate.name;
   PhaseClock phases;
 
-  say(fmt::format("building {}", candidate.name));
-  {
-    const auto building = phases.measure("build");
-    verdict.build = build(candidate);
-  }
-
   std::vector<const task::Workload*> workloads;
   for (const auto& workload : task_.workloads)
     if (!workload.held_out || options_.include_held_out) workloads.push_back(&workload);
@@ -389,7 +384,15 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     verdict.phase_seconds = phases.seconds();
     return verdict;
   };
+  // Before the build: an explained verdict for a forbidden call costs no compilation.
+  if (auto forbidden = forbidden_call_in_source(candidate.source, task_.definition.forbid)) return fill_all(Status::reward_hack, *forbidden);
+  say(fmt::format("building {}", candidate.name));
+  {
+    const auto building = phases.measure("build");
+    verdict.build = build(candidate);
+  }
   if (!verdict.build.ok) return fill_all(Status::compile_error, verdict.build.diagnostics);
+  if (auto forbidden = forbidden_call_in_library(verdict.build.library, task_.definition.forbid, options_.device != "cpu")) return fill_all(Status::reward_hack, *forbidden);
 
   if (!reference_build_) {
     const auto building = phases.measure("build");
@@ -608,6 +611,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           session.ready = false;
           return Failure{is_reference ? Status::invalid_reference : Status::timeout,
                          fmt::format("{}call did not return: {}", who, reply.description)};
+        }
+        if (reply.outcome == ReplyOutcome::forged && !is_reference) {
+          session.ready = false;
+          return Failure{Status::reward_hack, fmt::format("call: {}", reply.description)};
         }
         if (reply.outcome != ReplyOutcome::ok) {
           session.ready = false;

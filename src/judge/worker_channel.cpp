@@ -30,18 +30,20 @@ WorkerChannel WorkerChannel::open_standard_streams() {
 int WorkerChannel::serve(const Handler& handler) {
   std::string line;
   while (read_line(line)) {
-    json reply;
+    json reply, sequence;
     try {
       const json request = json::parse(line);
+      if (request.is_object() && request.contains("seq")) sequence = request.at("seq");
       const std::string op = request.at("op").get<std::string>();
       if (op == "quit") {
-        send({{"ok", true}});
+        send({{"ok", true}, {"seq", sequence}});
         return 0;
       }
       reply = handler(op, request);
     } catch (const std::exception& error) {
       reply = {{"ok", false}, {"error", error.what()}};
     }
+    if (!sequence.is_null()) reply["seq"] = sequence;
     send(reply);
     if (reply.value("fatal", false)) _exit(4);
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -82,6 +83,7 @@ void WorkerProcess::start() {
   to_worker_ = to_child[1];
   from_worker_ = from_child[0];
   pending_.clear();
+  sequence_ = (static_cast<std::uint64_t>(std::random_device{}()) << 20) ^ std::random_device{}();
   ++starts_;
 }
 
@@ -129,12 +131,15 @@ WorkerReply WorkerProcess::request(const json& message, std::chrono::millisecond
 WorkerReply WorkerProcess::request_line(const std::string& message, std::chrono::milliseconds deadline) {
   if (pid_ <= 0) start();
   WorkerReply reply;
-  const std::string line = message + '\n';
+  // Every request carries a number its reply must echo: a line written into the pipe by anything else is caught.
+  const std::uint64_t sequence = ++sequence_;
+  const std::string numbered = fmt::format("{{\"seq\":{}{}", sequence, message.size() > 2 && message.front() == '{' ? "," : "}");
+  const std::string line = numbered + (message.size() > 2 && message.front() == '{' ? message.substr(1) : "") + '\n';
   const auto start_time = std::chrono::steady_clock::now();
   const auto fail = [&](ReplyOutcome outcome, std::string description, bool kill_first) {
     const std::string ending = reap(kill_first);
     reply.outcome = outcome;
-    reply.description = outcome == ReplyOutcome::timed_out ? description : fmt::format("{}: worker {}", description, ending);
+    reply.description = outcome == ReplyOutcome::timed_out || outcome == ReplyOutcome::forged ? description : fmt::format("{}: worker {}", description, ending);
     reply.round_trip = std::chrono::steady_clock::now() - start_time;
     return reply;
   };
@@ -158,6 +163,12 @@ WorkerReply WorkerProcess::request_line(const std::string& message, std::chrono:
       }
       if (!reply.body.is_object() || !reply.body.contains("ok"))
         return fail(ReplyOutcome::crashed, "the worker protocol broke (reply without \"ok\")", true);
+      if (const auto echoed = reply.body.find("seq"); echoed == reply.body.end() || !echoed->is_number_unsigned() || echoed->get<std::uint64_t>() != sequence)
+        return fail(ReplyOutcome::forged,
+                    fmt::format("a reply that answers none of the judge's requests came first (\"{}\"): code in the worker wrote "
+                                "to the judge's reply pipe",
+                                text.substr(0, 80)),
+                    true);
       reply.outcome = reply.body.value("ok", false) ? ReplyOutcome::ok : ReplyOutcome::refused;
       reply.description = reply.body.value("error", "");
       if (reply.body.value("fatal", false)) reply.description += fmt::format(" (the worker ended: {})", reap(false));

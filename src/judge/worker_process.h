@@ -20,7 +20,8 @@ struct WorkerOptions {
   std::map<std::string, std::string> environment;  // set for the worker, beside the few variables it keeps (TMPDIR, say)
 };
 
-enum class ReplyOutcome { ok, refused, crashed, timed_out };
+// forged: a reply that answers none of the judge's requests (candidate code in the worker wrote to the reply pipe).
+enum class ReplyOutcome { ok, refused, crashed, timed_out, forged };
 
 struct WorkerReply {
   ReplyOutcome outcome = ReplyOutcome::ok;
@@ -58,6 +59,7 @@ class WorkerProcess {
   int to_worker_ = -1;
   int from_worker_ = -1;
   int starts_ = 0;
+  std::uint64_t sequence_ = 0;  // each request's number, echoed by its reply; starts at random so it cannot be guessed
   std::string pending_;
 };
 

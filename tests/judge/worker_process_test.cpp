@@ -36,6 +36,7 @@ const char* outcome_name(ReplyOutcome outcome) {
     case ReplyOutcome::refused: return "refused";
     case ReplyOutcome::crashed: return "crashed";
     case ReplyOutcome::timed_out: return "timed_out";
+    case ReplyOutcome::forged: return "forged";
   }
   return "?";
 }

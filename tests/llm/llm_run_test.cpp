@@ -1,5 +1,6 @@
 // `kernelarc run --brain llm` end to end: three agents on two endpoints (OpenAI streamed, Anthropic plain) of a model
-// server on loopback that replays real kernel variants of the built-in CPU softmax and every fault it can make. The run
+// server on loopback that replays real variants of a fixture task's kernel (a copy after a spin of known length) and
+// every fault it can make. The run
 // must finish, promote a faster variant, record tokens and cost, lose no candidate or conclusion, and keep the key out
 // of the store, its own output and the worker's environment. Real processes, a real store file, real HTTP.
 #include <fmt/format.h>
@@ -70,7 +71,7 @@ class LlmRunTest : public ::testing::Test {
     std::string pattern = (fs::temp_directory_path() / "kernelarc-llm-run-XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    template_ = read_file(fs::path(KERNELARC_TASKS) / "softmax" / "softmax_rows.cpp");
+    template_ = read_file(fs::path(KERNELARC_SPIN_TASK) / "spin_candidate.cpp");
     ASSERT_FALSE(template_.empty());
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -81,28 +82,28 @@ class LlmRunTest : public ::testing::Test {
 
 TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKeySecret) {
   FakeModelServer server;
-  const std::string scale = "const float inverse = 1.0f / sum;";
+  // The task: bench/tasks/spin_copy, whose template spins SPIN_US (1000) microseconds before a copy, so a faster variant
+  // is faster by a factor no load on a 2-core machine can hide.
+  const std::string copy = "std::memcpy(outputs[0]->data, inputs[0]->data, static_cast<size_t>(inputs[0]->shape[0]) * sizeof(float));";
   // Real variants of the template, as a model would write them, between every fault the server can make.
   server.enqueue(fault(ScriptedAnswer::Fault::http_status, 429, "1"));
-  server.enqueue(answer("Hypothesis: a polynomial exp the compiler vectorises, 8 lanes, exponentials stored once, 4 rows a step\n"
-                        "Knobs: {\"FAST_EXP\": 1, \"VEC\": 8, \"STORE_EXP\": 1, \"ROWS_PER_STEP\": 4}\n"));
+  server.enqueue(answer("Hypothesis: spin a tenth as long\nKnobs: {\"SPIN_US\": 100}\n"));
   server.enqueue(fault(ScriptedAnswer::Fault::http_status, 500));
   server.enqueue(fault(ScriptedAnswer::Fault::malformed_json));
   server.enqueue(answer("I would look at the memory traffic first, it seems promising."));  // no candidate: a complaint goes back
-  server.enqueue(answer(fenced("8 lanes, the fast exp and the exponentials stored once",
-                               replaced(template_, "#include <kernelarc/candidate_abi.h>\n",
-                                        "#include <kernelarc/candidate_abi.h>\n#undef VEC\n#define VEC 8\n#undef FAST_EXP\n#define FAST_EXP 1\n"
-                                        "#undef ONE_PASS\n#define ONE_PASS 0\n#undef STORE_EXP\n#define STORE_EXP 1\n"))));
+  server.enqueue(answer(fenced("spin for 10 us", replaced(template_, "#include <kernelarc/candidate_abi.h>\n",
+                                                          "#include <kernelarc/candidate_abi.h>\n#undef SPIN_US\n#define SPIN_US 10\n"))));
   server.enqueue(fault(ScriptedAnswer::Fault::truncated_stream));
-  server.enqueue(answer(fenced("halve the normaliser (wrong on purpose)", replaced(template_, scale, "const float inverse = 0.5f / sum;"))));
+  server.enqueue(answer(fenced("copy half (wrong on purpose)", replaced(template_, copy, replaced(copy, "shape[0])", "shape[0] / 2)")))));
   server.enqueue(fault(ScriptedAnswer::Fault::slow, 200, "", 4.0));
   server.enqueue(answer(fenced("a candidate that does not compile", template_ + "\nthis is not C++;\n")));
-  server.enqueue(answer("Hypothesis: say what the file is\n```diff\n--- a/softmax_rows.cpp\n+++ b/softmax_rows.cpp\n@@ -1,2 +1,2 @@\n"
-                        "-// Softmax template for the CPU. Knobs:\n+// Softmax for the CPU, rows in parallel. Knobs:\n"
-                        " //   THREADS        threads sharing the rows (tiling and parallelism; small inputs stay on one thread)\n```\n"));
+  server.enqueue(answer("Hypothesis: say what the file is\n```diff\n--- a/spin_candidate.cpp\n+++ b/spin_candidate.cpp\n@@ -1,2 +1,2 @@\n"
+                        "-// Spins for SPIN_US microseconds, then copies: a kernel of known duration.\n+// Spins, then copies.\n"
+                        " #include <kernelarc/candidate_abi.h>\n```\n"));
   // Correct only when the worker cannot see the key's variable: a worker that inherits the user's secrets fails it.
-  server.enqueue(answer(fenced("read the environment", replaced(replaced(template_, "#include <cmath>\n", "#include <cmath>\n#include <cstdlib>\n"), scale,
-                                                                 fmt::format("const float inverse = (std::getenv(\"{}\") ? 0.5f : 1.0f) / sum;", kKeyVariable)))));
+  server.enqueue(answer(fenced("read the environment", replaced(replaced(template_, "#include <cstring>\n", "#include <cstring>\n#include <cstdlib>\n"), copy,
+                                                                 copy + fmt::format("\n  if (std::getenv(\"{}\")) static_cast<float*>(outputs[0]->data)[0] = -1.0f;",
+                                                                                    kKeyVariable)))));
   ScriptedAnswer oversized = fault(ScriptedAnswer::Fault::oversized);
   oversized.oversized_bytes = 2u << 20;  // past the 1 MiB limit below; small, so making it does not disturb the timing
   server.enqueue(oversized);
@@ -128,7 +129,7 @@ TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKe
   std::ofstream(config_file) << config.dump(2);
 
   ASSERT_EQ(setenv(kKeyVariable, kKey, 1), 0);
-  const auto result = common::run_command({KERNELARC_BINARY, "run", "softmax", "--brain", "llm", "--llm-config", config_file.string(), "--agents", "3",
+  const auto result = common::run_command({KERNELARC_BINARY, "run", KERNELARC_SPIN_TASK, "--brain", "llm", "--llm-config", config_file.string(), "--agents", "3",
                                            "--strategies", "memory,precision,tiling", "--budget", "10", "--rounds", "1", "--warmup", "1",
                                            "--iterations", "10", "--seed", "4", "--json", "--store", db.string()},
                                           std::chrono::minutes(8), 1u << 22);
@@ -181,10 +182,10 @@ TEST_F(LlmRunTest, ThreeAgentsSurviveEveryFaultPromoteAFasterVariantAndKeepTheKe
   const auto candidates = store.candidates(run_id);
   EXPECT_EQ(candidates.size(), 10u);
   std::map<std::string, std::string> outcome;  // by hypothesis
-  for (const auto& c : store.conclusions("softmax"))
+  for (const auto& c : store.conclusions("spin_copy"))
     if (c.run_id == run_id) outcome[c.change] = c.outcome;
   EXPECT_EQ(outcome.size(), 9u) << "one conclusion per candidate after the start";
-  EXPECT_THAT(outcome["halve the normaliser (wrong on purpose)"], HasSubstr("rejected: INCORRECT"));
+  EXPECT_THAT(outcome["copy half (wrong on purpose)"], HasSubstr("rejected: INCORRECT"));
   EXPECT_THAT(outcome["a candidate that does not compile"], HasSubstr("rejected: COMPILE_ERROR"));
   ASSERT_TRUE(outcome.count("read the environment")) << "the environment candidate was judged";
   EXPECT_THAT(outcome["read the environment"], Not(HasSubstr("rejected"))) << "the worker saw the key's variable";

@@ -198,7 +198,8 @@ TEST_F(TaskLoaderTest, BuiltInAddRmsNormDetails) {
 
 TEST_F(TaskLoaderTest, BuiltInMatmulToleranceAndForbid) {
   const Task task = load_task(kTasks / "matmul");
-  EXPECT_EQ(task.definition.forbid, (std::vector<std::string>{"cblas_sgemm", "dgemm_", "sgemm_"}));
+  EXPECT_EQ(task.definition.forbid, (std::vector<std::string>{"cblas_sgemm", "dgemm_", "sgemm_", "cublasSgemm", "cublasSgemm_v2", "cublasGemmEx",
+                                                              "cublasSgemmStridedBatched", "cublasLtMatmul"}));
   EXPECT_DOUBLE_EQ(task.workloads[0].tolerance.max_atol, 0.001);
   EXPECT_DOUBLE_EQ(task.workloads[0].tolerance.max_rtol, 0.001);
   EXPECT_DOUBLE_EQ(task.workloads[0].tolerance.required_matched_ratio, 0.99);
