@@ -54,5 +54,6 @@ std::map<std::string, double> load_baseline_file(const std::filesystem::path& pa
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a candidate failed a check
 inline constexpr int kExitUsage = 2;   // bad input: unknown task, malformed file, unsupported device
+inline constexpr int kExitStore = 3;   // the run store could not be written (a full disk): the run stopped, resumable
 
 }  // namespace kernelarc::cli

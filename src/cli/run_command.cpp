@@ -202,7 +202,18 @@ int run_command(const RunArguments& args) {
     // On a GPU the compilers take the host's cores while the device is timed; on the CPU they would disturb the timing.
     if (!on_cpu) run.build_ahead([&judge](const judge::CandidateSource& source) { judge.build(source); });
     if (!args.quiet) run.on_snapshot([&](const engine::RunSummary& so_far, int budget) { display.update(so_far, budget); });
-    const auto summary = args.resume > 0 ? run.resume(args.resume) : run.execute();
+    engine::RunSummary summary;
+    try {
+      summary = args.resume > 0 ? run.resume(args.resume) : run.execute();
+    } catch (const store::StoreError& error) {
+      // A full disk mid-run: each candidate is written in one transaction, so what was recorded is whole.
+      display.line(fmt::format("kernelarc run: the run store {} could not be written: {}", store_path.string(), error.what()));
+      display.line("  The run stopped there. Everything it recorded before is kept, each candidate with its verdict and conclusion.");
+      if (run.id() > 0)
+        display.line(fmt::format("  Free some space (or move the store), then continue with: kernelarc run --resume {} --store {}", run.id(),
+                                 store_path.string()));
+      return kExitStore;
+    }
     if (args.json_output) {
       json out = report::summary_json(summary);
       out["task"] = task.definition.name;

@@ -99,6 +99,8 @@ class Run {
   // conclusion and plateau is read back; the agents go on with fresh seeds. `options` must be the run's own
   // (run_options_from_store gives them).
   RunSummary resume(std::int64_t run_id);
+  // The run's id in the store once execute() or resume() has started it (0 before).
+  std::int64_t id() const { return run_id_; }
 
   // A verdict reduced to the controller's numbers: the geometric mean of the visible workloads' medians and the
   // median of their relative spreads (interquartile range over median).
