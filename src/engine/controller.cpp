@@ -16,10 +16,11 @@ const char* verdict_name(Verdict verdict) {
   return "?";
 }
 
-// Faster by more than either measurement's own spread (and the minimum step): a win inside the noise is no win.
+// Faster by a factor beyond either measurement's own spread (and the minimum step): a win inside the noise is no
+// win. A factor, not a difference: on a loaded machine a spread can pass 100%, and a 10x win must still count.
 bool Controller::beats(const Measured& challenger) const {
   const double margin = std::max({incumbent_->spread, challenger.spread, options_.min_improvement});
-  return challenger.time_ns < incumbent_->time_ns * (1.0 - margin);
+  return challenger.time_ns * (1.0 + margin) < incumbent_->time_ns;
 }
 
 void Controller::keep_as_backup(const Measured& measured) {

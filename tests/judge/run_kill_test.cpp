@@ -87,7 +87,7 @@ TEST(RunKillTest, ARunKilledMidwayResumesWithoutLosingOrRepeatingAnything) {
 // Twenty SIGKILLs at random moments (while judging, recording, starting, resuming), each followed by --resume: every
 // candidate and conclusion seen in the store before a kill is still there after it, nothing is judged twice, and the
 // last resume finishes the budget. A fixture task of 64 quick configurations (60 judged) keeps each candidate under a
-// second; a run that finishes before the twentieth kill is followed by another, so a fast machine kills as often.
+// second; a run that finishes before the twentieth kill is followed by another, so a fast machine kills as often, and a slow one waits longer between kills until they fall mid-judging.
 TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
   std::string pattern = (fs::temp_directory_path() / "kernelarc-run-kills-XXXXXX").string();
   ASSERT_NE(mkdtemp(pattern.data()), nullptr);
@@ -101,7 +101,7 @@ TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
   const std::vector<std::string> protocol = {"--rounds", "1", "--warmup", "1", "--iterations", "3", "--cpu-bandwidth", "20", "--cpu-gflops", "100",
                                              "--quiet", "--store", db.string()};
   std::mt19937 random(20261203);
-  std::uniform_int_distribution<int> delay_ms(150, 1500);
+  int longest_delay_ms = 1500;  // grows on a slow machine until kills fall while candidates are being judged
 
   const auto start = [&](std::vector<std::string> argv) {
     argv.insert(argv.end(), protocol.begin(), protocol.end());
@@ -127,7 +127,7 @@ TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
                                            std::to_string(3 + runs.size())})
                                   : start({binary, "run", "--resume", std::to_string(run_id)});
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(150, longest_delay_ms)(random)));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -152,6 +152,7 @@ TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
     for (const auto id : candidates_seen) EXPECT_TRUE(candidates.count(id)) << "candidate " << id << " lost at kill " << kills;
     for (const auto id : conclusions_seen) EXPECT_TRUE(conclusions.count(id)) << "conclusion " << id << " lost at kill " << kills;
     judged_at_kills += static_cast<int>(candidates.size() - candidates_seen.size());
+    if (candidates.size() == candidates_seen.size()) longest_delay_ms = std::min(longest_delay_ms * 5 / 4, 15000);
     candidates_seen = candidates;
     conclusions_seen = conclusions;
     if (store.run(run_id)->status != "running") run_id = 0;  // finished before it was killed: the next kill goes to a new run
@@ -182,7 +183,8 @@ TEST(RunKillTest, TwentyKillsAtRandomMomentsLoseNothing) {
     for (const auto& c : store.conclusions("copy_grid")) conclusions += c.run_id == id;
     EXPECT_EQ(conclusions, after.size() - 1) << "run " << id << ": one conclusion per candidate after the start";
   }
-  std::cerr << kills << " kills over " << runs.size() << " run(s)\n";
+  std::cerr << kills << " kills over " << runs.size() << " run(s); " << judged_at_kills << " candidates judged between kills; delays up to "
+            << longest_delay_ms << " ms\n";
   std::error_code ignored;
   fs::remove_all(dir, ignored);
 }

@@ -38,6 +38,14 @@ TEST(ControllerTest, AWinInsideTheNoiseIsABackupNotAPromotion) {
   EXPECT_EQ(controller.backups().front().candidate_id, 2) << "fastest backup first";
 }
 
+TEST(ControllerTest, AWinFarBeyondAHugeSpreadStillCounts) {
+  Controller controller;
+  controller.consider(correct(1, 1000, 1.5));  // a busy machine: the quartiles 150% of the median apart
+  EXPECT_EQ(controller.consider(correct(2, 500, 0.1)), Verdict::backup) << "2x faster is inside a 150% spread";
+  EXPECT_EQ(controller.consider(correct(3, 100, 0.1)), Verdict::measure_again) << "10x faster is not";
+  EXPECT_EQ(controller.confirm(correct(3, 110, 1.2)), Verdict::promoted);
+}
+
 TEST(ControllerTest, PromotionNeedsASecondMeasurementThatStillWins) {
   Controller controller;
   controller.consider(correct(1, 100, 0.02));
