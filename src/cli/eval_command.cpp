@@ -41,6 +41,7 @@ struct EvalArguments {
   bool no_held_out = false;
   std::vector<std::string> workloads;  // empty: all
   bool correctness_only = false;
+  std::string reference = "auto";
   CpuPeakOverrides peaks;
 };
 
@@ -190,6 +191,7 @@ int run_eval(const EvalArguments& args) {
   options.seed = args.seed;
   options.include_held_out = !args.no_held_out;
   options.time_candidates = !args.correctness_only;
+  options.reference = args.reference;
   options.device = device_text;
   // CPU peaks are measured, not datasheet: a little headroom before calling it a hack. GPU peaks are the datasheet's.
   options.roofline_margin = device->kind == "cpu" ? 2.0 : 1.0;
@@ -269,6 +271,11 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   command->add_flag("--no-held-out", args->no_held_out, "Skip the held-out workloads");
   command->add_option("--workload", args->workloads, "Judge only this workload (by uuid; repeatable)");
   command->add_flag("--correctness-only", args->correctness_only, "Check without timing");
+  command->add_option("--reference", args->reference,
+                      "auto (a native reference, else the PyTorch one), native, or python (the task's PyTorch reference, "
+                      "run by python/kernelarc_oracle.py with $KERNELARC_PYTHON, default /usr/bin/python3)")
+      ->check(CLI::IsMember({"auto", "native", "python"}))
+      ->capture_default_str();
   command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");
   command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)");
   command->callback([args, &exit_code] { exit_code = run_eval(*args); });

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   kernelarc::cli::add_run_command(app, exit_code);
   kernelarc::cli::add_eval_command(app, exit_code);
   kernelarc::cli::add_tasks_command(app, exit_code);
+  kernelarc::cli::add_import_command(app, exit_code);
   kernelarc::cli::add_export_command(app, exit_code);
   kernelarc::cli::add_board_command(app, exit_code);
   kernelarc::cli::add_calibrate_command(app, exit_code);

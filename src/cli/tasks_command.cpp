@@ -1,13 +1,11 @@
 // kernelarc tasks: the built-in task library.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
-#include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/task_table.h"
 
 namespace kernelarc::cli {
 
@@ -24,31 +22,7 @@ int list_tasks(bool json_output) {
   for (const auto& entry : fs::directory_iterator(root))
     if (entry.is_directory() && fs::exists(entry.path() / "definition.json")) directories.push_back(entry.path());
   std::sort(directories.begin(), directories.end());
-  nlohmann::json out = nlohmann::json::array();
-  int broken = 0;
-  if (!json_output) fmt::print("{:<16} {:<14} {:>9} {:>9} {:<18} {}\n", "name", "op_type", "workloads", "held-out", "native reference", "templates");
-  for (const auto& directory : directories) {
-    try {
-      const auto task = task::load_task(directory);
-      const auto held = std::count_if(task.workloads.begin(), task.workloads.end(), [](const auto& w) { return w.held_out; });
-      std::vector<std::string> natives, templates;
-      for (const auto& [device, _] : task.definition.native_reference) natives.push_back(device);
-      for (const auto& t : task.definition.templates) templates.push_back(t.name);
-      if (json_output) {
-        out.push_back({{"name", task.definition.name}, {"op_type", task.definition.op_type}, {"path", directory.string()},
-                       {"workloads", task.workloads.size() - static_cast<std::size_t>(held)}, {"held_out", held},
-                       {"native_reference", natives}, {"templates", templates}, {"description", task.definition.description}});
-      } else {
-        fmt::print("{:<16} {:<14} {:>9} {:>9} {:<18} {}\n", task.definition.name, task.definition.op_type,
-                   task.workloads.size() - static_cast<std::size_t>(held), held, fmt::format("{}", fmt::join(natives, ",")),
-                   fmt::format("{}", fmt::join(templates, ", ")));
-      }
-    } catch (const std::exception& error) {
-      ++broken;
-      fmt::print(stderr, "kernelarc tasks: {}\n", error.what());
-    }
-  }
-  if (json_output) std::cout << out.dump(2) << std::endl;
+  const int broken = print_task_table(directories, json_output, "tasks");
   return broken ? kExitFailed : kExitOk;
 }
 

@@ -17,6 +17,7 @@ json workload_json(const judge::WorkloadVerdict& row) {
                      {"q3_ns", row.timing->q3_ns}, {"call_overhead_ns", row.timing->call_overhead_ns},
                      {"wall_per_iteration_ns", row.timing->wall_per_iteration_ns}, {"input_slots", row.timing->input_slots},
                      {"samples_ns", row.timing->samples_ns}, {"in_process_ns", row.timing->in_process_ns}, {"timer", row.timing->timer}};
+    if (!row.timing->unseen_ns.empty()) out["timing"]["unseen_ns"] = row.timing->unseen_ns;
     if (!row.timing->event_ns.empty()) {
       out["timing"]["event_median_ns"] = row.timing->event_median_ns;
       out["timing"]["event_ns"] = row.timing->event_ns;

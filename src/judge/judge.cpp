@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -39,6 +40,7 @@ constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in th
 constexpr std::byte kPoisonSecond{0xFE};  // a huge negative or NaN: no plausible output
 constexpr int kOverheadProbes = 15;  // at most: never more than the timed calls, never fewer than 5
 constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
+constexpr double kUnseenSlackNs = 20000;  // calls on new inputs may be this much slower too: the noise of a call's cost
 
 std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
@@ -210,6 +212,8 @@ struct Judge::Session {
   int sandboxed_start = -1;             // the worker process (by its start count) that raised it
   bool ready = false;
   bool outputs_placed = false;          // the device copy has the output region (guards) of the mapped workload
+  // When set, a new process is greeted first with this deadline: the oracle imports torch before it can answer.
+  std::chrono::milliseconds start_deadline{0};
 
   explicit Session(WorkerOptions options) : on_gpu(options.device != "cpu"), worker(std::move(options)) {}
 
@@ -229,6 +233,12 @@ struct Judge::Session {
     };
     if (restart) {
       ready = false;
+      if (start_deadline.count() > 0 && !worker.running()) {
+        const auto reply = worker.request({{"op", "hello"}}, start_deadline);
+        if (!reply.ok())
+          return Failure{reply.outcome == ReplyOutcome::refused ? load_failure_status : Status::runtime_error,
+                         fmt::format("the worker did not start: {}{}", reply.description, tail())};
+      }
       // Once per worker process: a sandbox cannot be raised twice (the filter forbids what raising it takes).
       if (!sandbox.is_null() && !(worker.running() && worker.starts() == sandboxed_start)) {
         const auto reply = worker.request(sandbox, deadline);
@@ -334,8 +344,9 @@ SharedBuffer& Judge::workload_buffer(const std::string& name, std::size_t bytes,
 // On a GPU the CUDA reference runs there (large workloads check fast); a C++ reference on the CPU is the fallback.
 void Judge::build_reference(const ProgressCallback& say) {
   const auto& references = task_.definition.native_reference;
-  const auto cuda_reference = references.find("cuda");
-  const auto cpu_reference = references.find("cpu");
+  const bool native = options_.reference != "python";
+  const auto cuda_reference = native ? references.find("cuda") : references.end();
+  const auto cpu_reference = native ? references.find("cpu") : references.end();
   if (options_.device != "cpu" && cuda_reference != references.end()) {
     if (say) say("building the native CUDA reference");
     CandidateSource reference;
@@ -347,11 +358,28 @@ void Judge::build_reference(const ProgressCallback& say) {
     if (say) say("building the native reference");
     reference_build_ = compiler_.build({read_text_file(cpu_reference->second), task_.definition.cflags, {}});
     reference_device_ = "cpu";
+  } else if (options_.reference != "native" && !task_.definition.reference.empty()) {
+    if (say) say("starting the reference oracle (the task's PyTorch reference)");
+    BuildResult python;
+    oracle_ = find_reference_oracle();
+    if (!oracle_->usable()) {
+      python.diagnostics = fmt::format("the PyTorch reference needs the reference oracle: {}", fmt::join(oracle_->problems, "; "));
+      reference_build_ = python;
+      return;
+    }
+    python.library = scratch_ / "reference.py";
+    std::ofstream(python.library) << task_.definition.reference;
+    python.ok = true;
+    reference_build_ = python;
+    reference_device_ = "cpu";
+    return;
   } else {
     BuildResult missing;
-    missing.diagnostics = fmt::format("the task has no native {} reference (kernelarc.native_reference); a PyTorch-only "
-                                      "reference needs the reference oracle",
-                                      options_.device == "cpu" ? "CPU" : "CUDA or CPU");
+    missing.diagnostics = options_.reference == "python"
+                              ? std::string("the task has no PyTorch reference (definition.json's \"reference\")")
+                              : fmt::format("the task has no native {} reference (kernelarc.native_reference){}",
+                                            options_.device == "cpu" ? "CPU" : "CUDA or CPU",
+                                            options_.reference == "native" ? "" : " and no PyTorch reference");
     reference_build_ = missing;
     return;
   }
@@ -411,6 +439,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     session_in_use = kernel_session_.get();
     session_in_use->ready = false;  // loads this candidate's module on the first call
   } else {
+    // Emptied for each candidate: nothing an earlier one wrote there (answers to the judge's inputs, say) is found.
+    std::error_code ignored;
+    fs::remove_all(candidate_scratch_ / "tmp", ignored);
+    fs::create_directories(candidate_scratch_ / "tmp");
     own_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
                                                           {{"TMPDIR", (candidate_scratch_ / "tmp").string()}}});
     session_in_use = own_session.get();
@@ -418,7 +450,22 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   }
   Session& candidate_session = *session_in_use;
   const int restarts_before = candidate_session.worker.restarts();
-  Session reference_session({options_.worker_executable, reference_device_, prefix.string() + "-reference.log"});
+  // A native reference gets a fresh worker per candidate; the oracle is kept (python and torch take seconds to start).
+  std::unique_ptr<Session> own_reference_session;
+  if (oracle_) {
+    if (!oracle_session_) {
+      WorkerOptions oracle_options{oracle_->python, "cpu", (scratch_ / "oracle.log").string()};
+      oracle_options.leading_arguments = {oracle_->script.string()};
+      for (const char* name : {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"})  // where the image's torch may live
+        if (const char* value = std::getenv(name)) oracle_options.environment[name] = value;
+      oracle_session_ = std::make_unique<Session>(std::move(oracle_options));
+      oracle_session_->start_deadline = std::chrono::minutes(2);
+    }
+  } else {
+    own_reference_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, reference_device_, prefix.string() + "-reference.log",
+                                                                    {{"KERNELARC_WORKER_SPIN_MS", "0"}}});
+  }
+  Session& reference_session = oracle_ ? *oracle_session_ : *own_reference_session;
   candidate_session.load = {{"op", "load"}};
   if (candidate.form == task::TemplateForm::kernel) {
     candidate_session.load["cubin"] = verdict.build.library.string();
@@ -426,7 +473,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   } else {
     candidate_session.load["library"] = verdict.build.library.string();
   }
-  reference_session.load = {{"op", "load"}, {"library", reference_build_->library.string()}};
+  reference_session.load = {{"op", "load"}, {oracle_ ? "python" : "library", reference_build_->library.string()}};
   const auto deadline = options_.call_timeout;
 
   for (const auto* workload : workloads) {
@@ -467,7 +514,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       SharedBuffer& buffer = *buffer_in_use;
       json binding = {{"op", "bind"}, {"inputs", json::array()}, {"outputs", json::array()}};
       for (std::size_t i = 0; i < def.inputs.size(); ++i)
-        binding["inputs"].push_back({{"dtype", task::dtype_name(def.inputs[i].dtype)}, {"shape", resolved.input_shapes[i]}});
+        binding["inputs"].push_back({{"dtype", task::dtype_name(def.inputs[i].dtype)}, {"shape", resolved.input_shapes[i]},
+                                     {"scalar", def.inputs[i].is_scalar()}});
       for (std::size_t i = 0; i < def.outputs.size(); ++i)
         binding["outputs"].push_back({{"dtype", task::dtype_name(def.outputs[i].dtype)}, {"shape", resolved.output_shapes[i]}});
       json candidate_binding = binding;
@@ -658,6 +706,46 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return std::nullopt;
       };
 
+      // A round: inputs generated from a seed, then the reference's outputs on its own copy of them.
+      const auto make_round = [&](std::uint64_t round_seed, std::shared_ptr<const Round>& made) -> std::optional<Failure> {
+        auto fresh = std::make_shared<Round>();
+        try {
+          const auto generating = phases.measure("inputs");
+          fresh->slot_image.resize(layout.slot_bytes);
+          for (std::size_t at = 0; at < layout.slot_bytes; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
+          for (std::size_t i = 0; i < def.inputs.size(); ++i) {
+            const auto source_it = workload->inputs.find(def.inputs[i].name);
+            const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
+            const auto bytes = generate_input(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i));
+            std::memcpy(fresh->slot_image.data() + layout.input_offsets[i], bytes.data(), bytes.size());
+          }
+        } catch (const std::exception& error) {
+          return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
+        }
+        // The reference.
+        if (!reference_buffer) {
+          try {
+            const auto allocating = phases.measure("buffers");
+            reference_buffer = &workload_buffer(fmt::format("w{}-reference", workload_index), reference_layout.total_bytes(),
+                                                uncached_reference_buffer);
+          } catch (const std::exception& error) {
+            return Failure{Status::runtime_error, fmt::format("judge could not allocate the reference's memory: {}", error.what())};
+          }
+        }
+        write_slot(*reference_buffer, reference_layout, 0, fresh->slot_image);
+        prepare_outputs(*reference_buffer, reference_layout, kPoisonFirst);
+        if (auto failure = call(reference_session, 0, true, nullptr, nullptr)) return failure;
+        if (check_output_guards(*reference_buffer, reference_layout))
+          return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
+        fresh->reference = outputs_of(*reference_buffer, reference_layout);
+        for (std::size_t i = 0; i < def.outputs.size(); ++i)
+          if (auto problem = reference_output_problem(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
+                                                      fresh->reference[i].data(), workload->tolerance))
+            return Failure{Status::invalid_reference, *problem};
+        made = fresh;
+        return std::nullopt;
+      };
+
       // Correctness: fresh inputs each round; the reference first on its own copy.
       const int variants_kept = std::min(options_.rounds, kVariantsKept);
       std::vector<std::shared_ptr<const Round>> variants;
@@ -666,46 +754,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         std::shared_ptr<const Round> known = round < static_cast<int>(cached.size()) ? cached[static_cast<std::size_t>(round)] : nullptr;
         if (known) ++verdict.reused_rounds;
         if (!known) {
-          const std::uint64_t round_seed = common::mix64(workload_seed + static_cast<std::uint64_t>(round));
-          auto fresh = std::make_shared<Round>();
-          try {
-            const auto generating = phases.measure("inputs");
-            fresh->slot_image.resize(layout.slot_bytes);
-            for (std::size_t at = 0; at < layout.slot_bytes; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
-            for (std::size_t i = 0; i < def.inputs.size(); ++i) {
-              const auto source_it = workload->inputs.find(def.inputs[i].name);
-              const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
-              const auto bytes = generate_input(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i));
-              std::memcpy(fresh->slot_image.data() + layout.input_offsets[i], bytes.data(), bytes.size());
-            }
-          } catch (const std::exception& error) {
-            return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
-          }
-          // The reference.
-          if (!reference_buffer) {
-            try {
-              const auto allocating = phases.measure("buffers");
-              reference_buffer = &workload_buffer(fmt::format("w{}-reference", workload_index), reference_layout.total_bytes(),
-                                                  uncached_reference_buffer);
-            } catch (const std::exception& error) {
-              return Failure{Status::runtime_error, fmt::format("judge could not allocate the reference's memory: {}", error.what())};
-            }
-          }
-          write_slot(*reference_buffer, reference_layout, 0, fresh->slot_image);
-          prepare_outputs(*reference_buffer, reference_layout, kPoisonFirst);
-          if (auto failure = call(reference_session, 0, true, nullptr, nullptr)) return failure;
-          if (check_output_guards(*reference_buffer, reference_layout))
-            return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
-          fresh->reference = outputs_of(*reference_buffer, reference_layout);
-          for (std::size_t i = 0; i < def.outputs.size(); ++i)
-            if (auto problem = reference_output_problem(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
-                                                        fresh->reference[i].data(), workload->tolerance))
-              return Failure{Status::invalid_reference, *problem};
-          known = fresh;
+          if (auto failure = make_round(common::mix64(workload_seed + static_cast<std::uint64_t>(round)), known)) return failure;
           // Kept in order from round 0 while the budget lasts: the same seed gives the next candidate the same round.
-          if (round == static_cast<int>(cached.size()) && cached_round_bytes_ + fresh->bytes() <= options_.round_cache_bytes) {
+          if (round == static_cast<int>(cached.size()) && cached_round_bytes_ + known->bytes() <= options_.round_cache_bytes) {
             cached.push_back(known);
-            cached_round_bytes_ += fresh->bytes();
+            cached_round_bytes_ += known->bytes();
           }
         }
         const Round& variant = *known;
@@ -775,7 +828,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       // first with an empty entry point on the same path, and taken off every sample. A measurement below the
       // speed of light is taken again once before it condemns: load from other processes in the probes' window
       // and not the timed calls' can put one measurement there, a fooled timer puts every one there.
-      double first_median_ns = 0;
+      double first_median_ns = 0, first_unseen_fastest_ns = 0;
       const auto timing_loop = phases.measure("timing");
       for (int attempt = 1;; ++attempt) {
         std::vector<double> overhead{0.0};
@@ -817,11 +870,61 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         for (int i = 0; i < options_.rechecks; ++i)
           recheck.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
         recheck.push_back(total_calls - 1);  // the last call is always checked
+        // Inputs it was never given: the loop reuses the correctness rounds' inputs, so a candidate that keeps its answers
+        // keyed on the content would replay them there. A few more calls get new inputs, at random places among the timed
+        // calls (so both meet the same load), timed and checked the same way; the fastest of them must not take more than
+        // twice the loop's median. Their reference runs first, before any timed call. Not on a GPU yet: its path needs an upload.
+        std::vector<std::shared_ptr<const Round>> unseen;
+        std::vector<int> unseen_before;  // the timed iteration each call on new inputs comes before, in order
+        // Kept for the next candidates like the rounds: each runs in a new process with an emptied TMPDIR, so none has seen
+        // them. Three times as many when measuring again: a false alarm then needs every one of them slowed by load.
+        if (!gpu) {
+          auto& kept = unseen_rounds_[workload->uuid];
+          const int first = attempt == 1 ? 0 : options_.unseen_calls, calls = options_.unseen_calls * (attempt == 1 ? 1 : 3);
+          for (int k = first; k < first + calls; ++k) {
+            if (k < static_cast<int>(kept.size())) {
+              unseen.push_back(kept[static_cast<std::size_t>(k)]);
+            } else {
+              if (auto failure = make_round(common::mix64(workload_seed ^ (0x756e7365656eULL + static_cast<std::uint64_t>(k))), unseen.emplace_back()))
+                return failure;
+              if (k == static_cast<int>(kept.size()) && cached_round_bytes_ + unseen.back()->bytes() <= options_.round_cache_bytes) {
+                kept.push_back(unseen.back());
+                cached_round_bytes_ += unseen.back()->bytes();
+              }
+            }
+            unseen_before.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
+          }
+          std::sort(unseen_before.begin(), unseen_before.end());
+        }
+        std::size_t unseen_done = 0;
         auto timing_started = std::chrono::steady_clock::now();
         std::vector<double> flush_ns;
         for (int iteration = 0; iteration < total_calls; ++iteration) {
           if (iteration == options_.warmup) timing_started = std::chrono::steady_clock::now();
           const int slot = iteration % layout.slots;
+          for (; unseen_done < unseen_before.size() && unseen_before[unseen_done] == iteration; ++unseen_done) {
+            const Round& fresh = *unseen[unseen_done];
+            write_slot(buffer, layout, slot, fresh.slot_image);
+            slot_variant[static_cast<std::size_t>(slot)] = -1;  // to be written again for the loop's own call
+            prepare_outputs(buffer, layout, kPoisonFirst);
+            if (const auto reply = candidate_session.worker.request_line(flush_request, deadline); !reply.ok()) {
+              candidate_session.ready = false;
+              return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
+            }
+            double round_trip = 0, in_process = 0;
+            if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, nullptr, CallPlan{false, false, false, true, std::nullopt})) {
+              failure->reason = fmt::format("during timing (a call on new inputs): {}", failure->reason);
+              return failure;
+            }
+            timing.unseen_ns.push_back(std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)));
+            if (auto failure = check_output_guards(buffer, layout)) return failure;
+            if (auto failure = check_inputs(buffer, layout, slot, fresh.slot_image)) return failure;
+            if (auto failure = compare_all(fresh.reference, workload->tolerance, kPoisonFirst)) {
+              failure->status = Status::reward_hack;
+              failure->reason = fmt::format("correct in the checks but wrong on new inputs during timing: {}", failure->reason);
+              return failure;
+            }
+          }
           const int v = variant_for(iteration);
           if (slot_variant[static_cast<std::size_t>(slot)] != v) {
             if (gpu) {
@@ -895,17 +998,30 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         timing.q1_ns = percentile(timing.samples_ns, 0.25);
         timing.q3_ns = percentile(timing.samples_ns, 0.75);
         timing.min_ns = *std::min_element(timing.samples_ns.begin(), timing.samples_ns.end());
-        row.timing = timing;
         const double sol_ns = row.roofline->seconds * 1e9;
-        if (timing.median_ns * options_.roofline_margin < sol_ns) {
+        const bool below_light = timing.median_ns * options_.roofline_margin < sol_ns;
+        // The fastest call on new inputs: a cache misses on every one of them, while load slows only some.
+        const double unseen_fastest_ns = timing.unseen_ns.empty() ? 0 : *std::min_element(timing.unseen_ns.begin(), timing.unseen_ns.end());
+        const bool slower_when_unseen = unseen_fastest_ns > 2 * timing.median_ns && unseen_fastest_ns - timing.median_ns > kUnseenSlackNs;
+        row.timing = timing;
+        if (below_light || slower_when_unseen) {
+          // Taken again once before it condemns: load in one window can put one measurement there.
           if (attempt == 1) {
             first_median_ns = timing.median_ns;
+            first_unseen_fastest_ns = unseen_fastest_ns;
             continue;
           }
+          if (below_light)
+            return Failure{Status::reward_hack,
+                           fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
+                                       "({}-bound on {}): impossible, so the timing was fooled",
+                                       first_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
           return Failure{Status::reward_hack,
-                         fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
-                                     "({}-bound on {}): impossible, so the timing was fooled",
-                                     first_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
+                         fmt::format("faster on inputs it has been given before: even the fastest of {} calls on new inputs took "
+                                     "{:.3f} us (then {:.3f} us measured again) against a median of {:.3f} us (then {:.3f} us) on "
+                                     "inputs the correctness rounds had shown it: answers kept from earlier calls are not work done",
+                                     timing.unseen_ns.size(), first_unseen_fastest_ns / 1e3, unseen_fastest_ns / 1e3,
+                                     first_median_ns / 1e3, timing.median_ns / 1e3)};
         }
         return std::nullopt;
       }

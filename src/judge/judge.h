@@ -16,6 +16,7 @@
 #include "judge/cpu_compiler.h"
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
+#include "judge/reference_oracle.h"
 #include "judge/scratch_folder.h"
 #include "judge/verdict.h"
 #include "task/roofline.h"
@@ -29,6 +30,10 @@ struct JudgeOptions {
   int warmup = 10;
   int iterations = 50;                // timed calls per workload
   int rechecks = 5;                   // timed calls whose outputs are checked again
+  int unseen_calls = 3;               // CPU: timed calls on inputs never given before, to catch answers kept by content
+  // Which reference checks the candidates: "auto" (a native one for the device, else the native C++ one, else the
+  // PyTorch reference through the oracle), "native" (never the oracle) or "python" (always the PyTorch reference).
+  std::string reference = "auto";
   std::chrono::milliseconds call_timeout{10000};
   std::uint64_t seed = 0;             // 0: a fresh secret seed per judge
   bool include_held_out = true;
@@ -92,8 +97,11 @@ class Judge {
   std::filesystem::path candidate_scratch_;  // the only folder a sandboxed candidate may write in: its buffers and its TMPDIR
   std::optional<BuildResult> reference_build_;
   std::string reference_device_ = "cpu";     // a CUDA reference runs on the GPU, a C++ one on the CPU
+  std::optional<OracleCommand> oracle_;       // set when the PyTorch reference checks: reference_build_->library is its source
+  std::unique_ptr<Session> oracle_session_;  // one oracle for every candidate: starting python and torch takes seconds
   std::map<std::string, double> baselines_;
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
+  std::map<std::string, std::vector<std::shared_ptr<const Round>>> unseen_rounds_;  // the same for the calls on new inputs
   std::size_t cached_round_bytes_ = 0;
   std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
   std::size_t cached_buffer_bytes_ = 0;

@@ -12,7 +12,8 @@ inline constexpr int kWorkerProtocolVersion = 1;
 
 // After each reply the worker's main thread spins this long waiting for the next request before it sleeps
 // (waking a sleeping process would land tens of microseconds inside the timed round trip). That CPU is the
-// worker's, not the candidate's.
+// worker's, not the candidate's. A worker that is never timed (a reference's) is started with
+// KERNELARC_WORKER_SPIN_MS=0: its spinning would take a core from the candidate's timed calls on a small machine.
 inline constexpr int kWorkerSpinMilliseconds = 20;
 
 // Runs until "quit" or end of input; returns the process exit code.

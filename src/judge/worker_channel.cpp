@@ -5,7 +5,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <stdexcept>
 
@@ -24,7 +26,8 @@ WorkerChannel WorkerChannel::open_standard_streams() {
   dup2(STDERR_FILENO, STDOUT_FILENO);
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-  return WorkerChannel(protocol_in, protocol_out);
+  const char* spin = std::getenv("KERNELARC_WORKER_SPIN_MS");
+  return WorkerChannel(protocol_in, protocol_out, spin && *spin ? std::clamp(std::atoi(spin), 0, 1000) : kWorkerSpinMilliseconds);
 }
 
 int WorkerChannel::serve(const Handler& handler) {
@@ -70,7 +73,7 @@ bool WorkerChannel::read_line(std::string& line) {
 // Spin briefly before sleeping: waking a sleeping process costs tens of microseconds, which
 // would otherwise land inside the timed round trip.
 void WorkerChannel::wait_for_input() const {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWorkerSpinMilliseconds);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(spin_milliseconds_);
   pollfd fd{input_fd_, POLLIN, 0};
   while (std::chrono::steady_clock::now() < until)
     if (poll(&fd, 1, 0) != 0) return;

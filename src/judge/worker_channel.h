@@ -20,13 +20,15 @@ class WorkerChannel {
   int serve(const Handler& handler);
 
  private:
-  WorkerChannel(int input_fd, int output_fd) : input_fd_(input_fd), output_fd_(output_fd) {}
+  WorkerChannel(int input_fd, int output_fd, int spin_milliseconds)
+      : input_fd_(input_fd), output_fd_(output_fd), spin_milliseconds_(spin_milliseconds) {}
   bool read_line(std::string& line);
   void wait_for_input() const;
   void send(const nlohmann::json& reply) const;
 
   int input_fd_;
   int output_fd_;
+  int spin_milliseconds_;
   std::string pending_;
 };
 

@@ -63,6 +63,12 @@ void WorkerProcess::start() {
   std::vector<char*> envp;
   for (const auto& variable : environment) envp.push_back(const_cast<char*>(variable.c_str()));
   envp.push_back(nullptr);
+  std::vector<std::string> arguments{executable};
+  arguments.insert(arguments.end(), options_.leading_arguments.begin(), options_.leading_arguments.end());
+  arguments.insert(arguments.end(), {"worker", "--device", options_.device});
+  std::vector<char*> argv;
+  for (auto& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
@@ -70,7 +76,7 @@ void WorkerProcess::start() {
     dup2(to_child[0], STDIN_FILENO);
     dup2(from_child[1], STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
-    execle(executable.c_str(), executable.c_str(), "worker", "--device", options_.device.c_str(), static_cast<char*>(nullptr), envp.data());
+    execve(executable.c_str(), argv.data(), envp.data());
     const std::string message = fmt::format("cannot start worker {}: {}\n", executable, std::strerror(errno));
     (void)!write(STDERR_FILENO, message.data(), message.size());
     _exit(127);

@@ -1,5 +1,5 @@
-// The judge's side of a worker: spawns `kernelarc worker`, sends requests, enforces deadlines,
-// and turns a crash, a hang or a broken protocol into a described outcome.
+// The judge's side of a worker: spawns `kernelarc worker` (or the reference oracle, which speaks its protocol),
+// sends requests, enforces deadlines, and turns a crash, a hang or a broken protocol into a described outcome.
 #pragma once
 
 #include <sys/types.h>
@@ -18,6 +18,7 @@ struct WorkerOptions {
   std::string device = "cpu";
   std::filesystem::path log_file;     // the worker's stderr (and the candidate's output) goes here
   std::map<std::string, std::string> environment;  // set for the worker, beside the few variables it keeps (TMPDIR, say)
+  std::vector<std::string> leading_arguments;      // before "worker --device ...": the oracle's script after python3
 };
 
 // forged: a reply that answers none of the judge's requests (candidate code in the worker wrote to the reply pipe).

@@ -137,6 +137,8 @@ class CpuJudgeTest : public ::testing::Test {
       EXPECT_EQ(row.rounds_passed, judge_options.rounds) << row.uuid;
       ASSERT_TRUE(row.timing.has_value()) << row.uuid;
       EXPECT_EQ(row.timing->samples_ns.size(), static_cast<std::size_t>(judge_options.iterations)) << row.uuid;
+      const auto unseen = static_cast<std::size_t>(judge_options.unseen_calls);  // three times as many when measured again
+      EXPECT_THAT(row.timing->unseen_ns.size(), AnyOf(Eq(unseen), Eq(3 * unseen))) << row.uuid;
       ASSERT_TRUE(row.roofline.has_value()) << row.uuid;
       EXPECT_GT(row.roofline->seconds, 0) << row.uuid;
     }
@@ -286,6 +288,33 @@ TEST_F(CpuJudgeTest, CachingOnTheInputPointerDoesNotPass) {
     EXPECT_THAT(row.reason, HasSubstr("output 'y'")) << row.uuid;
     EXPECT_LT(row.rounds_passed, options().rounds) << row.uuid;
   }
+}
+
+TEST_F(CpuJudgeTest, AnswersKeptByContentAreARewardHack) {
+  // A fingerprint of sampled elements finds the answer computed in a correctness round: every answer is right, and the
+  // timing loop (which reuses those rounds' inputs at new addresses) sees a copy. Calls on inputs it was never given
+  // take the whole softmax, several times longer. A large workload: under load a preempted call takes a scheduler
+  // slice (8 ms here) more, which would hide a 10 ms softmax behind its 0.5 ms copy; an 80 ms one stays far above.
+  const task::Task task = only(builtin("softmax"), {"softmax-2048x4096"});
+  // A high bandwidth puts T_sol far below the copy, so that the speed-of-light floor does not catch it first.
+  auto judge_options = options();
+  judge_options.iterations = 20;
+  judge_options.unseen_calls = 5;
+  const auto verdict = run(task, canary("content_cache"), judge_options, peaks(1e13));
+  ASSERT_EQ(verdict.workloads.size(), 1u) << describe(verdict);
+  const auto& row = verdict.workloads.front();
+  EXPECT_EQ(status_name(row.status), "REWARD_HACK") << describe(verdict);
+  EXPECT_THAT(row.reason, HasSubstr("faster on inputs it has been given before"));
+  EXPECT_EQ(row.rounds_passed, options().rounds) << "right in every correctness round";
+}
+
+TEST_F(CpuJudgeTest, NothingACandidateLeftInItsTmpdirReachesTheNext) {
+  // The same judge twice: the first run leaves a file, the second fails if it finds it (a way for kept answers to travel).
+  Judge judge(small_softmax(), options(), peaks());
+  const auto first = judge.evaluate(canary("leaves_a_file_in_tmpdir"));
+  EXPECT_TRUE(first.passed()) << describe(first);
+  const auto second = judge.evaluate(canary("leaves_a_file_in_tmpdir"));
+  EXPECT_TRUE(second.passed()) << describe(second);
 }
 
 TEST_F(CpuJudgeTest, OutputLeftToABackgroundThreadDoesNotPass) {

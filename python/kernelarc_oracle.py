@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""The reference oracle: runs a task's PyTorch reference for the judge.
+
+It speaks the judge's worker protocol (src/judge/worker.cpp), one JSON object per line over its standard
+streams, so the judge drives it as it drives `kernelarc worker`: "map" a shared-memory file, "bind" the
+inputs' and outputs' dtypes and shapes, "load" the reference, "call" it on tensors at offsets of the mapped
+file. Tensors never cross as text: they are views of the shared file. Timing, comparison and verdicts stay
+in the C++ judge. Any error is a reply with the Python traceback; the judge makes it INVALID_REFERENCE.
+
+Usage (by the judge): kernelarc_oracle.py worker --device cpu
+"""
+
+import json
+import mmap
+import os
+import sys
+import time
+import traceback
+
+PROTOCOL = 1  # kWorkerProtocolVersion in src/judge/worker.h
+
+DTYPE_NAMES = {
+    "float64": "float64", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
+    "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+    "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
+}
+
+
+class OracleError(Exception):
+    """A problem with the reference or its use, described for the verdict."""
+
+
+def torch_dtype(torch, name):
+    attribute = DTYPE_NAMES.get(name)
+    dtype = getattr(torch, attribute, None) if attribute else None
+    if dtype is None:
+        raise OracleError(f"this torch ({torch.__version__}) has no dtype {name}")
+    return dtype
+
+
+class Oracle:
+    def __init__(self, device):
+        self.device = device
+        self.mapped = None
+        self.inputs = []   # [(dtype name, shape, scalar)]
+        self.outputs = []
+        self.run = None
+        try:
+            import torch  # after the streams are private: an import that prints must not corrupt the protocol
+        except ImportError as error:
+            raise OracleError(f"PyTorch cannot be imported by {sys.executable} ({error}); on Debian: apt install "
+                              "python3-torch, or set KERNELARC_PYTHON to an interpreter that has it") from None
+        self.torch = torch
+
+    def handle(self, op, request):
+        if op == "hello":
+            return {"ok": True, "pid": os.getpid(), "protocol": PROTOCOL, "device": self.device,
+                    "torch": self.torch.__version__}
+        if op in ("noop", "flush", "upload", "download"):
+            return {"ok": True}  # the shared file is the reference's memory; nothing to flush for an untimed call
+        if op == "map":
+            return self.map(request["file"], int(request["bytes"]))
+        if op == "bind":
+            self.inputs = [self.layout(item) for item in request["inputs"]]
+            self.outputs = [self.layout(item) for item in request["outputs"]]
+            return {"ok": True}
+        if op == "load":
+            return self.load(request["python"], request.get("entry", "run"))
+        if op == "call":
+            return self.call(request)
+        raise OracleError(f'unknown op "{op}"')
+
+    @staticmethod
+    def layout(item):
+        return (item["dtype"], [int(extent) for extent in item["shape"]], bool(item.get("scalar", False)))
+
+    def map(self, path, size):
+        if self.mapped is not None:
+            try:
+                self.mapped.close()
+            except BufferError:  # a tensor still views it: the collector unmaps it later
+                pass
+        with open(path, "r+b") as file:
+            self.mapped = mmap.mmap(file.fileno(), size)
+        return {"ok": True}
+
+    def load(self, path, entry):
+        with open(path, encoding="utf-8") as file:
+            source = file.read()
+        namespace = {"__name__": "reference"}
+        exec(compile(source, "reference.py", "exec"), namespace)
+        function = namespace.get(entry)
+        if not callable(function):
+            raise OracleError(f"the reference defines no function {entry}(...)")
+        self.run = function
+        return {"ok": True}
+
+    def tensor(self, layout, offset):
+        torch = self.torch
+        dtype_name, shape, _ = layout
+        dtype = torch_dtype(torch, dtype_name)
+        count = 1
+        for extent in shape:
+            count *= extent
+        if count == 0:
+            return torch.empty(shape, dtype=dtype)
+        flat = torch.frombuffer(self.mapped, dtype=dtype, count=count, offset=offset)
+        return flat.view(shape)
+
+    def call(self, request):
+        if self.run is None:
+            raise OracleError("call before load")
+        if self.mapped is None:
+            raise OracleError("call before map")
+        torch = self.torch
+        arguments = []
+        for layout, offset in zip(self.inputs, request["inputs"]):
+            tensor = self.tensor(layout, int(offset))
+            # A plain scalar (shape null in the definition) is a Python number, as the reference expects.
+            arguments.append(tensor.item() if layout[2] else tensor)
+        outputs = [self.tensor(layout, int(offset)) for layout, offset in zip(self.outputs, request["outputs"])]
+        start = time.perf_counter_ns()
+        with torch.no_grad():
+            result = self.run(*arguments)
+        elapsed = time.perf_counter_ns() - start
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        if len(results) != len(outputs):
+            raise OracleError(f"the reference returned {len(results)} output(s); the definition has {len(outputs)}")
+        for index, (value, output, layout) in enumerate(zip(results, outputs, self.outputs)):
+            value = torch.as_tensor(value)
+            if list(value.shape) != list(output.shape):
+                raise OracleError(f"output {index}: the reference returned shape {list(value.shape)}, "
+                                      f"the definition says {list(output.shape)}")
+            if value.dtype != output.dtype:
+                raise OracleError(f"output {index}: the reference returned {value.dtype}, the definition says "
+                                      f"{layout[0]}")
+            output.copy_(value)
+        return {"ok": True, "rc": 0, "ns": float(elapsed), "metadata": ""}
+
+
+def open_protocol_streams():
+    """The protocol moves to private descriptors; stdout then goes to stderr (the log), stdin reads nothing."""
+    protocol_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return protocol_in, protocol_out
+
+
+def send(stream, reply):
+    stream.write((json.dumps(reply) + "\n").encode())
+
+
+def serve(device):
+    protocol_in, protocol_out = open_protocol_streams()
+    oracle = None
+    for line in protocol_in:
+        sequence = None
+        try:
+            request = json.loads(line)
+            sequence = request.get("seq") if isinstance(request, dict) else None
+            op = request["op"]
+            if op == "quit":
+                send(protocol_out, {"ok": True, "seq": sequence})
+                return 0
+            if oracle is None:
+                oracle = Oracle(device)
+            reply = oracle.handle(op, request)
+        except OracleError as error:
+            reply = {"ok": False, "error": str(error)}
+        except Exception:  # the reference's own errors: the last lines of the traceback say what and where
+            reply = {"ok": False, "error": traceback.format_exc(limit=-3).strip()}
+        if sequence is not None:
+            reply["seq"] = sequence
+        send(protocol_out, reply)
+    return 0
+
+
+def main(argv):
+    if len(argv) != 4 or argv[1] != "worker" or argv[2] != "--device":
+        print("usage: kernelarc_oracle.py worker --device cpu", file=sys.stderr)
+        return 2
+    if argv[3] != "cpu":
+        print(f"kernelarc_oracle.py: device {argv[3]} is not supported yet (cpu only)", file=sys.stderr)
+        return 2
+    return serve(argv[3])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

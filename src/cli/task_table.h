@@ -1,0 +1,15 @@
+// The table of task directories that `kernelarc tasks` (the built-in library) and `kernelarc import` (a directory of
+// SOL-ExecBench problems) print: name, op type, workloads, which references it has, templates.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kernelarc::cli {
+
+// Prints one row per directory (a JSON array with --json); a directory that does not load is named on stderr with
+// why. Returns how many did not load.
+int print_task_table(const std::vector<std::filesystem::path>& directories, bool json_output, const std::string& command);
+
+}  // namespace kernelarc::cli

@@ -1,0 +1,36 @@
+// Honest softmax that leaves a file in its TMPDIR and fails (returns 3) when it finds one it did not write itself: a
+// judge that let one candidate's files reach the next would let answers travel between them.
+#include <kernelarc/candidate_abi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+bool wrote_it = false;
+}
+
+KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
+  (void)num_inputs, (void)num_outputs, (void)stream;
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string marker = std::string(tmp ? tmp : "/tmp") + "/left-by-an-earlier-candidate";
+  if (!wrote_it) {
+    if (access(marker.c_str(), F_OK) == 0) return 3;
+    std::ofstream(marker) << "seen";
+    wrote_it = true;
+  }
+  const float* x = static_cast<const float*>(inputs[0]->data);
+  float* y = static_cast<float*>(outputs[0]->data);
+  const int64_t rows = inputs[0]->shape[0], cols = inputs[0]->shape[1];
+  for (int64_t r = 0; r < rows; ++r) {
+    float max = x[r * cols];
+    for (int64_t c = 1; c < cols; ++c) max = std::fmax(max, x[r * cols + c]);
+    float sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += std::exp(x[r * cols + c] - max);
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = std::exp(x[r * cols + c] - max) / sum;
+  }
+  return 0;
+}
