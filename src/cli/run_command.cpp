@@ -186,6 +186,7 @@ int run_command(const RunArguments& args) {
   judge_options.warmup = args.warmup.value_or(on_cpu ? 1 : 5);
   judge_options.iterations = args.iterations.value_or(on_cpu ? 5 : 20);
   judge_options.rechecks = args.rechecks.value_or(on_cpu ? 1 : 5);
+  judge_options.unseen_calls = on_cpu ? 1 : 3;  // calls on new inputs: one each on the CPU (three when measured again)
   judge_options.seed = options.seed;
   judge_options.roofline_margin = on_cpu ? 2.0 : 1.0;
   const std::string title = fmt::format("{} on {}", task.definition.name, options.device);
