@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <ranges>
 #include <thread>
 
 #include "common/hash.h"
@@ -313,13 +314,29 @@ BuildResult Judge::build(const CandidateSource& candidate) const {
 #endif
 }
 
-// A CPU candidate may read the runtime and its own library, and write only in its folder; half the memory at most.
+// A candidate may read the runtime and its own library, and write only in its folder; on the CPU half the memory at
+// most. On a GPU the driver reserves far more address space than it uses, so there is no such limit, and the driver
+// keeps its device files, its own /proc entry, sysfs and the CUDA libraries.
 SandboxPolicy Judge::candidate_policy(const fs::path& library) const {
   SandboxPolicy policy;
-  policy.address_space_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
   policy.read_only = runtime_paths();
   policy.read_only.push_back(library.string());
   policy.read_write = {candidate_scratch_.string(), "/dev/null"};
+  if (options_.device == "cpu") {
+    policy.address_space_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
+    return policy;
+  }
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator("/dev", ignored))
+    if (entry.path().filename().string().starts_with("nvidia")) policy.read_write.push_back(entry.path().string());
+  policy.read_only.insert(policy.read_only.end(), {"/proc/self", "/proc/driver/nvidia", "/sys", "/usr/local/cuda"});
+  // The libraries the candidate's own library links against (the CUDA runtime) may sit on the loader's path.
+  if (const char* path = std::getenv("LD_LIBRARY_PATH"))
+    for (const auto folder : std::views::split(std::string_view(path), ':'))
+      if (!folder.empty()) policy.read_only.emplace_back(folder.begin(), folder.end());
+  // Landlock follows symbolic links when the rule is made, so /usr/local/cuda -> cuda-13.0 is allowed as the real folder.
+  const auto real = fs::canonical("/usr/local/cuda", ignored);
+  if (!ignored) policy.read_only.push_back(real.string());
   return policy;
 }
 
@@ -446,7 +463,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     own_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
                                                           {{"TMPDIR", (candidate_scratch_ / "tmp").string()}}});
     session_in_use = own_session.get();
-    if (options_.device == "cpu" && options_.sandbox) own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library))}};
+    if (options_.sandbox) own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library))}};
   }
   Session& candidate_session = *session_in_use;
   const int restarts_before = candidate_session.worker.restarts();
@@ -677,9 +694,19 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         if (in_process_ns) *in_process_ns = reply.body.value("ns", 0.0);
         if (event_ns) *event_ns = reply.body.value("events_ns", 0.0);
         session.timer = reply.body.value("timer", "");
-        // CUPTI sees every kernel, copy and memset of the process: none at all means the work was not done on the GPU.
+        // CUPTI sees every kernel, copy and memset of the process: none at all means the work was not done on the GPU,
+        // copies and memsets alone that no kernel of the candidate's ran (the work went to the host).
         if (!is_reference && reply.body.value("records", -1) == 0)
           return Failure{Status::reward_hack, "the call put no work on the GPU (CUPTI recorded no kernel, copy or memset)"};
+        if (!is_reference && reply.body.value("kernels", -1) == 0)
+          return Failure{Status::reward_hack, fmt::format("no kernel ran on the GPU during the call (CUPTI recorded {} copies or memsets and no "
+                                                          "kernel): the work was done somewhere else, the host say",
+                                                          reply.body.value("records", 0))};
+        if (const auto persisting = reply.body.value("persisting_l2_bytes", std::size_t{0}); !is_reference && persisting > 0)
+          return Failure{Status::reward_hack,
+                         fmt::format("set aside {} bytes of L2 for persisting accesses (cudaLimitPersistingL2CacheSize): data kept in "
+                                     "L2 through the judge's flush is not a cold-cache time",
+                                     persisting)};
         if (const int late = reply.body.value("late_records", 0); !is_reference && late > 0)
           return Failure{Status::reward_hack,
                          fmt::format("{} kernel(s) or copies kept running on another stream after the given stream was done: "
@@ -873,12 +900,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // Inputs it was never given: the loop reuses the correctness rounds' inputs, so a candidate that keeps its answers
         // keyed on the content would replay them there. A few more calls get new inputs, at random places among the timed
         // calls (so both meet the same load), timed and checked the same way; the fastest of them must not take more than
-        // twice the loop's median. Their reference runs first, before any timed call. Not on a GPU yet: its path needs an upload.
+        // twice the loop's median. Their reference runs first, before any timed call.
         std::vector<std::shared_ptr<const Round>> unseen;
         std::vector<int> unseen_before;  // the timed iteration each call on new inputs comes before, in order
         // Kept for the next candidates like the rounds: each runs in a new process with an emptied TMPDIR, so none has seen
         // them. Three times as many when measuring again: a false alarm then needs every one of them slowed by load.
-        if (!gpu) {
+        {
           auto& kept = unseen_rounds_[workload->uuid];
           const int first = attempt == 1 ? 0 : options_.unseen_calls, calls = options_.unseen_calls * (attempt == 1 ? 1 : 3);
           for (int k = first; k < first + calls; ++k) {
@@ -897,8 +924,46 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           std::sort(unseen_before.begin(), unseen_before.end());
         }
         std::size_t unseen_done = 0;
-        auto timing_started = std::chrono::steady_clock::now();
         std::vector<double> flush_ns;
+        const auto flush = [&]() -> std::optional<Failure> {
+          const auto flushing = phases.measure("flush");
+          const auto reply = candidate_session.worker.request_line(flush_request, deadline);
+          if (reply.ok()) {
+            flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
+            return std::nullopt;
+          }
+          candidate_session.ready = false;
+          return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
+        };
+        // A call of the loop: its sample is the device's time on a GPU (the trusted round trip caps it), and on the CPU the
+        // round trip less the judge's own cost, bounded from below by the worker's clock around the call (when load inflated
+        // the probes, round trip minus overhead can fall under the kernel's real time; the candidate runs in that process
+        // and could forge that clock, but only to look slower). `where` names the call in a failure's reason.
+        const auto timed_call = [&](int slot, const std::string& where, double* sample_ns, double* in_process_ns, double* event_ns,
+                                    CallPlan plan) -> std::optional<Failure> {
+          double round_trip = 0, in_process = 0;
+          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, event_ns, plan)) {
+            failure->reason = fmt::format("during timing ({}): {}", where, failure->reason);
+            return failure;
+          }
+          *sample_ns = gpu ? std::min(in_process, round_trip) : std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip));
+          if (in_process_ns) *in_process_ns = in_process;
+          return std::nullopt;
+        };
+        // The outputs of a call of the loop against the reference for the inputs it was given: wrong there is a REWARD_HACK.
+        const auto verify = [&](int slot, const Round& given, const std::string& where, bool download) -> std::optional<Failure> {
+          if (download)
+            if (auto failure = transfer(candidate_session, "download", layout, slot, true, true)) return failure;
+          if (auto failure = check_output_guards(buffer, layout)) return failure;
+          if (auto failure = check_inputs(buffer, layout, slot, given.slot_image)) return failure;
+          if (auto failure = compare_all(given.reference, workload->tolerance, kPoisonFirst)) {
+            failure->status = Status::reward_hack;
+            failure->reason = fmt::format("correct in the checks but wrong during timing ({}): {}", where, failure->reason);
+            return failure;
+          }
+          return std::nullopt;
+        };
+        auto timing_started = std::chrono::steady_clock::now();
         for (int iteration = 0; iteration < total_calls; ++iteration) {
           if (iteration == options_.warmup) timing_started = std::chrono::steady_clock::now();
           const int slot = iteration % layout.slots;
@@ -906,24 +971,17 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             const Round& fresh = *unseen[unseen_done];
             write_slot(buffer, layout, slot, fresh.slot_image);
             slot_variant[static_cast<std::size_t>(slot)] = -1;  // to be written again for the loop's own call
-            prepare_outputs(buffer, layout, kPoisonFirst);
-            if (const auto reply = candidate_session.worker.request_line(flush_request, deadline); !reply.ok()) {
-              candidate_session.ready = false;
-              return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
-            }
-            double round_trip = 0, in_process = 0;
-            if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, nullptr, CallPlan{false, false, false, true, std::nullopt})) {
-              failure->reason = fmt::format("during timing (a call on new inputs): {}", failure->reason);
-              return failure;
-            }
-            timing.unseen_ns.push_back(std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)));
-            if (auto failure = check_output_guards(buffer, layout)) return failure;
-            if (auto failure = check_inputs(buffer, layout, slot, fresh.slot_image)) return failure;
-            if (auto failure = compare_all(fresh.reference, workload->tolerance, kPoisonFirst)) {
-              failure->status = Status::reward_hack;
-              failure->reason = fmt::format("correct in the checks but wrong on new inputs during timing: {}", failure->reason);
-              return failure;
-            }
+            // On a GPU the new inputs go up before the flush, and the worker poisons the outputs before its clock starts.
+            CallPlan plan{false, false, true, !gpu, std::nullopt};
+            if (gpu) plan.device_poison = kPoisonFirst;
+            else prepare_outputs(buffer, layout, kPoisonFirst);
+            if (auto failure = transfer(candidate_session, "upload", layout, slot, true, false)) return failure;
+            if (auto failure = flush()) return failure;
+            flush_ns.pop_back();  // not a call of the loop
+            double sample = 0;
+            if (auto failure = timed_call(slot, "a call on new inputs", &sample, nullptr, nullptr, plan)) return failure;
+            timing.unseen_ns.push_back(sample);
+            if (auto failure = verify(slot, fresh, "a call on new inputs", false)) return failure;
           }
           const int v = variant_for(iteration);
           if (slot_variant[static_cast<std::size_t>(slot)] != v) {
@@ -944,42 +1002,18 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           // Poisoned before every call, not only the re-checked ones: otherwise the poison tells the candidate which
           // calls are checked, and it can skip the work on all the others.
           if (!gpu) prepare_outputs(buffer, layout, kPoisonFirst);
+          if (timed)
+            if (auto failure = flush()) return failure;
+          double sample = 0, in_process = 0, events = 0;
+          const std::string where = fmt::format("call {}", iteration + 1);
+          if (auto failure = timed_call(slot, where, &sample, &in_process, &events, CallPlan{false, false, false, true, std::nullopt})) return failure;
           if (timed) {
-            const auto reply = [&] {
-              const auto flushing = phases.measure("flush");
-              return candidate_session.worker.request_line(flush_request, deadline);
-            }();
-            if (!reply.ok()) {
-              candidate_session.ready = false;
-              return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
-            }
-            flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
-          }
-          double round_trip = 0, in_process = 0, events = 0;
-          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, &events, CallPlan{false, false, false, true, std::nullopt})) {
-            failure->reason = fmt::format("during timing (call {}): {}", iteration + 1, failure->reason);
-            return failure;
-          }
-          if (timed) {
-            // The worker's own clock around the call bounds a sample from below: when load inflated the probes,
-            // round trip minus overhead can fall under the kernel's real time. The candidate runs in that process
-            // and could forge that clock, but only to look slower: the trusted round trip caps it.
-            // On a GPU the worker's device time is the sample (round trips measure the host); the trusted round trip caps it.
-            timing.samples_ns.push_back(gpu ? std::min(in_process, round_trip)
-                                            : std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)));
+            timing.samples_ns.push_back(sample);
             timing.in_process_ns.push_back(in_process);
             if (gpu) timing.event_ns.push_back(events);
           }
-          if (checked) {
-            if (auto failure = transfer(candidate_session, "download", layout, slot, true, true)) return failure;
-            if (auto failure = check_output_guards(buffer, layout)) return failure;
-            if (auto failure = check_inputs(buffer, layout, slot, variants[static_cast<std::size_t>(v)]->slot_image)) return failure;
-            if (auto failure = compare_all(variants[static_cast<std::size_t>(v)]->reference, workload->tolerance, kPoisonFirst)) {
-              failure->status = Status::reward_hack;
-              failure->reason = fmt::format("correct in the checks but wrong during timing (call {}): {}", iteration + 1, failure->reason);
-              return failure;
-            }
-          }
+          if (checked)
+            if (auto failure = verify(slot, *variants[static_cast<std::size_t>(v)], where, true)) return failure;
         }
         timing.wall_per_iteration_ns =
             std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / options_.iterations;

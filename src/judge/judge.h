@@ -30,7 +30,7 @@ struct JudgeOptions {
   int warmup = 10;
   int iterations = 50;                // timed calls per workload
   int rechecks = 5;                   // timed calls whose outputs are checked again
-  int unseen_calls = 3;               // CPU: timed calls on inputs never given before, to catch answers kept by content
+  int unseen_calls = 3;               // timed calls on inputs never given before, to catch answers kept by content
   // Which reference checks the candidates: "auto" (a native one for the device, else the native C++ one, else the
   // PyTorch reference through the oracle), "native" (never the oracle) or "python" (always the PyTorch reference).
   std::string reference = "auto";
@@ -38,7 +38,7 @@ struct JudgeOptions {
   std::uint64_t seed = 0;             // 0: a fresh secret seed per judge
   bool include_held_out = true;
   bool time_candidates = true;        // false: correctness only
-  bool sandbox = true;                // CPU candidates run behind judge/sandbox.h's walls
+  bool sandbox = true;                // full-source candidates (CPU and GPU) run behind judge/sandbox.h's walls
   std::filesystem::path worker_executable;   // empty: this executable
   std::filesystem::path scratch_directory;   // empty: $KERNELARC_SCRATCH_DIR, else /dev/shm, else the temp folder
   std::size_t flush_bytes = 0;        // 0: twice the last-level cache (on a GPU the worker flushes at least twice the L2)

@@ -273,6 +273,49 @@ TEST_F(GpuJudgeTest, KernelsLaunchedBetweenCallsAreARewardHack) {
   EXPECT_TRUE(honest.passed()) << "kernels of an earlier candidate do not count against the next\n" << describe(honest);
 }
 
+// A full-source candidate runs behind the same walls as on the CPU, raised after the driver is set up: an honest one
+// still runs (the driver keeps its device files and threads), a socket kills the worker.
+TEST_F(GpuJudgeTest, FullSourceCandidatesRunInTheSandbox) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = small_softmax();
+  Judge judge(task, options(), peaks());
+  const auto honest = judge.evaluate(canary("joined_side_stream"));
+  EXPECT_TRUE(honest.passed()) << describe(honest);
+  const std::string active = honest.sandbox.value("active", json::array()).dump();
+  EXPECT_THAT(active, HasSubstr("seccomp")) << honest.sandbox.dump();
+  EXPECT_THAT(active, HasSubstr("landlock")) << honest.sandbox.dump();
+  std::cout << "sandbox on the GPU: " << honest.sandbox.dump() << "\n";
+  expect_every_workload(judge.evaluate(canary("opens_socket")), Status::runtime_error, "sandbox");
+  const auto after = judge.evaluate(file(tasks_directory() / "softmax" / "candidate.cu"));
+  EXPECT_TRUE(after.passed()) << describe(after);
+}
+
+// The timing loop reuses the correctness rounds' inputs; calls on new inputs among them catch answers kept by content.
+TEST_F(GpuJudgeTest, AnswersKeptByContentAreARewardHack) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = load(tasks_directory() / "matmul", {"matmul-127x255x129", "matmul-256x256x256"});
+  Judge judge(task, options(), peaks());
+  const auto cached = judge.evaluate(canary("content_cache"));
+  ASSERT_FALSE(cached.workloads.empty());
+  EXPECT_FALSE(cached.passed()) << describe(cached);
+  bool caught = false;
+  for (const auto& row : cached.workloads) caught = caught || (row.status == Status::reward_hack && row.reason.find("given before") != std::string::npos);
+  EXPECT_TRUE(caught) << describe(cached);
+  const auto honest = judge.evaluate(file(tasks_directory() / "matmul" / "candidate.cu"));
+  EXPECT_TRUE(honest.passed()) << describe(honest);
+  for (const auto& row : honest.workloads) EXPECT_EQ(row.timing ? row.timing->unseen_ns.size() : 0u, 3u) << row.uuid;
+}
+
+TEST_F(GpuJudgeTest, PersistingL2AndWorkDoneOnTheHostAreRewardHacks) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = small_softmax();
+  Judge judge(task, options(), peaks());
+  expect_every_workload(judge.evaluate(canary("persisting_l2")), Status::reward_hack, "persisting");
+  expect_every_workload(judge.evaluate(canary("host_fallback")), Status::reward_hack, "no kernel ran");
+  const auto honest = judge.evaluate(canary("joined_side_stream"));
+  EXPECT_TRUE(honest.passed()) << "the L2 set-aside taken back, the next candidate is judged on its own\n" << describe(honest);
+}
+
 // Kernel-only candidates are judged in turn by one worker: what one wrote must not make the next look right.
 TEST_F(GpuJudgeTest, AKernelOnlyCandidateAfterACorrectOneIsJudgedOnItsOwn) {
   SKIP_WITHOUT_GPU();

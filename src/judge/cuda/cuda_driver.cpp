@@ -55,6 +55,8 @@ LoadResult load() {
   // CUDA 13's cuCtxSynchronize takes a context; the 12.0 entry point is the no-argument one the slot's type declares.
   resolve(a.ctx_synchronize, "cuCtxSynchronize", 12000);
   resolve(a.ctx_reset_persisting_l2, "cuCtxResetPersistingL2Cache");
+  resolve(a.ctx_get_limit, "cuCtxGetLimit");
+  resolve(a.ctx_set_limit, "cuCtxSetLimit");
   resolve(a.mem_alloc, "cuMemAlloc");
   resolve(a.mem_free, "cuMemFree");
   resolve(a.mem_get_info, "cuMemGetInfo");

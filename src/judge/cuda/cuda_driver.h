@@ -34,6 +34,8 @@ struct DriverApi {
   decltype(&::cuCtxSetCurrent) ctx_set_current = nullptr;
   decltype(&::cuCtxSynchronize) ctx_synchronize = nullptr;
   decltype(&::cuCtxResetPersistingL2Cache) ctx_reset_persisting_l2 = nullptr;
+  decltype(&::cuCtxGetLimit) ctx_get_limit = nullptr;
+  decltype(&::cuCtxSetLimit) ctx_set_limit = nullptr;
   decltype(&::cuMemAlloc) mem_alloc = nullptr;
   decltype(&::cuMemFree) mem_free = nullptr;
   decltype(&::cuMemGetInfo) mem_get_info = nullptr;

@@ -18,6 +18,7 @@
 #include "judge/candidate_library.h"
 #include "judge/cuda/activity_timer.h"
 #include "judge/cuda/cuda_driver.h"
+#include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker.h"
 #include "kernelarc/candidate_abi.h"
@@ -49,6 +50,10 @@ class GpuWorker {
     int l2 = 0;
     check(api_, api_.device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_), "cuDeviceGetAttribute");
     l2_bytes_ = static_cast<std::size_t>(l2);
+    // Judged with no L2 set aside for persisting accesses. A context starts with some on the H200 (11.25 MiB seen with
+    // driver 580), so it is taken back first; what is left is the level a call must not raise.
+    api_.ctx_set_limit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
+    if (api_.ctx_get_limit(&persisting_at_start_, CU_LIMIT_PERSISTING_L2_CACHE_SIZE) != CUDA_SUCCESS) persisting_at_start_ = SIZE_MAX;
   }
 
   ~GpuWorker() {
@@ -64,6 +69,8 @@ class GpuWorker {
 
   json handle(const std::string& op, const json& request) {
     if (op == "hello" || op == "noop") return hello();
+    // Raised after the context exists: the driver's own set-up (device files, sysfs, its threads) is done by then.
+    if (op == "sandbox") return {{"ok", true}, {"sandbox", enter_sandbox(sandbox_policy_from(request.at("policy")))}};
     if (op == "load") return request.contains("cubin") ? load_cubin(request) : load_library(request.at("library").get<std::string>());
     if (op == "map") return map(request.at("file").get<std::string>(), request.at("bytes").get<std::size_t>());
     if (op == "bind") return bind(request);
@@ -288,6 +295,14 @@ class GpuWorker {
     const double events_ns = static_cast<double>(event_ms) * 1e6;
     json reply = {{"ok", true},           {"rc", rc},         {"events_ns", events_ns}, {"host_ns", host_ns},
                   {"metadata", tensors.metadata_change()}, {"timer", timer_ ? "cupti" : "events"}};
+    // L2 set aside for persisting accesses survives the judge's flush: reported, then taken back so nothing carries over.
+    if (std::size_t persisting = 0; persisting_at_start_ != SIZE_MAX &&
+                                    api_.ctx_get_limit(&persisting, CU_LIMIT_PERSISTING_L2_CACHE_SIZE) == CUDA_SUCCESS &&
+                                    persisting > persisting_at_start_) {
+      reply["persisting_l2_bytes"] = persisting;
+      api_.ctx_set_limit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, persisting_at_start_);
+      api_.ctx_reset_persisting_l2();
+    }
     if (timer_) {
       const ActivitySpan span = timer_->end(null_call ? 0 : stream_done);
       reply["activity_ns"] = span.span_ns;
@@ -311,6 +326,7 @@ class GpuWorker {
   CUstream stream_ = nullptr;
   CUevent start_ = nullptr, end_ = nullptr;
   std::size_t l2_bytes_ = 0;
+  std::size_t persisting_at_start_ = SIZE_MAX;  // the persisting-L2 set-aside the judge leaves; SIZE_MAX: not readable here
   struct Mapping {
     SharedBuffer host;
     bool pinned = false;
