@@ -13,6 +13,7 @@
 #include "judge/build_cache.h"
 #include "judge/judge.h"
 #include "store/store.h"
+#include "task/solution_file.h"
 
 namespace kernelarc::cli {
 
@@ -89,13 +90,26 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
     source.launch = tmpl->launch;
     for (const auto& knob : tmpl->knobs) knobs.try_emplace(knob.name, knob.values.front());
   }
+  std::string stem = file.stem().string();
   source.source = judge::read_text_file(file);
+  // A SOL-ExecBench solution.json: the source that defines the ABI's entry point is the candidate.
+  if (file.extension() == ".json") {
+    task::SolutionCandidate solution;
+    try {
+      solution = task::read_solution(source.source);
+    } catch (const task::SolutionError& error) {
+      throw std::runtime_error(fmt::format("{} is not a solution KernelArc can judge: {}", file.string(), error.what()));
+    }
+    if (solution.definition != task.definition.name)
+      throw std::runtime_error(fmt::format("{} solves \"{}\", not task {}", file.string(), solution.definition, task.definition.name));
+    source.source = solution.source;
+    stem = solution.name;
+  }
   source.flags = args.flags;
   source.knobs = knobs;
   std::vector<std::string> knob_text;
   for (const auto& [name, value] : knobs) knob_text.push_back(fmt::format("{}{}", name, value));
-  source.name = fmt::format("{}.{}{}{}", task.definition.name, file.stem().string(), knob_text.empty() ? "" : ".",
-                            fmt::join(knob_text, "_"));
+  source.name = fmt::format("{}.{}{}{}", task.definition.name, stem, knob_text.empty() ? "" : ".", fmt::join(knob_text, "_"));
   return source;
 }
 
@@ -253,7 +267,8 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("eval", "Judge one candidate on every workload of a task; exits 0 only if all pass");
   command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)")->required();
   command->add_option("candidate", args->candidate,
-                      "The candidate's source: C++ for the CPU, a full CUDA source (.cu) for a GPU (default: the task's first template for the device)");
+                      "The candidate's source: C++ for the CPU, a full CUDA source (.cu) for a GPU, or a solution.json whose kernel defines "
+                      "the candidate ABI's entry point (what kernelarc export writes) (default: the task's first template for the device)");
   command->add_option("--template", args->template_name, "Judge this template of the task (kernelarc tasks lists them)");
   command->add_option("--device", args->device, "cpu or cuda:N")->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");
