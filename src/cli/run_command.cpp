@@ -38,6 +38,7 @@ struct RunArguments {
   std::string time_limit = "0";
   std::string board_capacity = "unlimited";
   std::string brain = "search";
+  std::string reference = "auto";
   std::uint64_t seed = 1;
   std::string store;
   std::string baseline_file;
@@ -157,6 +158,7 @@ int run_command(const RunArguments& args) {
       options.seed = args.seed;
       options.template_name = args.template_name;
       options.brain = args.brain;
+      options.reference = args.reference;
       if (!args.baseline_file.empty()) options.baseline_ns = load_baseline_file(args.baseline_file);
       options.plateau = {args.plateau_window, args.plateau_gain};
     }
@@ -188,6 +190,7 @@ int run_command(const RunArguments& args) {
   judge_options.rechecks = args.rechecks.value_or(on_cpu ? 1 : 5);
   judge_options.unseen_calls = on_cpu ? 1 : 3;  // calls on new inputs: one each on the CPU (three when measured again)
   judge_options.seed = options.seed;
+  judge_options.reference = options.reference;
   judge_options.roofline_margin = on_cpu ? 2.0 : 1.0;
   const std::string title = fmt::format("{} on {}", task.definition.name, options.device);
   report::LiveDisplay display(stderr, report::LiveDisplay::is_terminal(stderr), title);
@@ -249,6 +252,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--time-limit", args->time_limit, "Stop after this long (600, 90s, 15m, 2h; 0: no limit)")->capture_default_str();
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
   command->add_option("--brain", args->brain, "search (the built-in knob search), random (uniform samples, a control) or llm (language models)")
+      ->capture_default_str();
+  command->add_option("--reference", args->reference,
+                      "auto (a native reference, else the PyTorch one), native, or python (the task's PyTorch reference through "
+                      "python/kernelarc_oracle.py): what candidates are checked against; a resumed run keeps its own")
+      ->check(CLI::IsMember({"auto", "native", "python"}))
       ->capture_default_str();
   command->add_option("--llm-config", args->llm_config, "--brain llm: the team's endpoints, models and prices (JSON; docs/LLM.md)");
   command->add_option("--model", args->model, "--brain llm: the model every agent asks");

@@ -38,6 +38,7 @@ struct RunOptions {
   ControllerOptions controller;
   std::string template_name;                    // empty: the task's first template for the device that has knobs
   std::string brain = "search";                 // recorded with the run; the factory itself is given to Run
+  std::string reference = "auto";               // the judge's reference (auto, native, python): recorded, so a resumed run checks alike
   std::map<std::string, double> baseline_ns;    // T_b by workload uuid for the SOL score: recorded, so a resumed run scores alike
   std::optional<double> max_cost_usd;           // language models' spend at which the run stops; nullopt: no limit
   std::string llm_config;                       // the LLM team's configuration (JSON, no keys in it), so a resumed run asks the same models

@@ -243,6 +243,7 @@ TEST_F(RunTest, AResumedRunLosesNothingAndRepeatsNothing) {
   RunOptions options;
   options.agents = 2;
   options.seed = 5;
+  options.reference = "python";
   std::int64_t run_id = 0;
   std::vector<std::int64_t> before;
   std::size_t conclusions_before = 0;
@@ -264,6 +265,7 @@ TEST_F(RunTest, AResumedRunLosesNothingAndRepeatsNothing) {
   const auto options_back = run_options_from_store(*store.run(run_id));
   EXPECT_EQ(options_back.agents, 2);
   EXPECT_EQ(options_back.seed, 5u);
+  EXPECT_EQ(options_back.reference, "python") << "a resumed run checks against the reference it started with";
   engine::Run resumed(task_, options_back, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, brains::brain_factory("search"), store);
   const auto summary = resumed.resume(run_id);
   EXPECT_EQ(summary.judged, 6) << "every configuration once, before and after the crash together";
