@@ -164,7 +164,7 @@ WorkerReply WorkerProcess::request_line(const std::string& message, std::chrono:
       pending_.erase(0, newline + 1);
       try {
         reply.body = json::parse(text);
-      } catch (const json::parse_error&) {
+      } catch (const json::exception&) {  // a parse error, or a number too large for a double (a forged reply can hold one)
         return fail(ReplyOutcome::crashed, fmt::format("the worker protocol broke (got \"{}\")", text.substr(0, 80)), true);
       }
       if (!reply.body.is_object() || !reply.body.contains("ok"))

@@ -184,7 +184,7 @@ Header read_header(const fs::path& file, std::ifstream& stream) {
     Json header_json;
     try {
         header_json = Json::parse(header_text);
-    } catch (const Json::parse_error& parse_error) {
+    } catch (const Json::exception& parse_error) {  // a parse error, or a number too large for a double
         fail(file, std::string("header is not valid JSON: ") + parse_error.what());
     }
     if (!header_json.is_object()) fail(file, "header JSON is not an object");

@@ -35,7 +35,7 @@ SolutionCandidate read_solution(std::string_view text) {
   json solution;
   try {
     solution = json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // a parse error, or a number too large for a double (out_of_range)
     throw SolutionError(fmt::format("not JSON: {}", error.what()));
   }
   if (!solution.is_object()) throw SolutionError("a solution is a JSON object");

@@ -121,7 +121,7 @@ std::string read_file(const fs::path& file) {
 json parse_json(const std::string& text, const fs::path& file, const std::string& where) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // a parse error, or a number too large for a double (out_of_range)
     throw TaskError(file, where, fmt::format("expected valid JSON: {}", error.what()));
   }
 }
