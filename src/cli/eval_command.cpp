@@ -43,6 +43,7 @@ struct EvalArguments {
   std::vector<std::string> workloads;  // empty: all
   bool correctness_only = false;
   std::string reference = "auto";
+  bool baseline_torch = false;
   CpuPeakOverrides peaks;
 };
 
@@ -206,6 +207,16 @@ int run_eval(const EvalArguments& args) {
   options.include_held_out = !args.no_held_out;
   options.time_candidates = !args.correctness_only;
   options.reference = args.reference;
+  options.torch_baseline = args.baseline_torch;
+  if (args.baseline_torch) {
+    // The oracle that runs the PyTorch reference is the one that times it.
+    if (args.reference == "native" || device->kind != "cpu") {
+      fmt::print(stderr, "kernelarc eval: --baseline-torch needs the PyTorch reference on the CPU (not --reference native; the GPU "
+                         "oracle is not written yet)\n");
+      return kExitUsage;
+    }
+    options.reference = "python";
+  }
   options.device = device_text;
   // CPU peaks are measured, not datasheet: a little headroom before calling it a hack. GPU peaks are the datasheet's.
   options.roofline_margin = device->kind == "cpu" ? 2.0 : 1.0;
@@ -276,8 +287,14 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   command->add_option("--store", args->store, "The run store (SQLite; default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
   command->add_option("--knob", args->knobs, "NAME=VALUE, defined for the candidate's build (repeatable)");
   command->add_option("--flag", args->flags, "An extra compiler flag for the candidate (repeatable)");
-  command->add_option("--baseline-candidate", args->baseline_candidate, "Judge this candidate first; its times are T_b for the SOL score");
-  command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> baseline time in ms");
+  auto* baseline_candidate = command->add_option("--baseline-candidate", args->baseline_candidate,
+                                                 "Judge this candidate first; its times are T_b for the SOL score");
+  auto* baseline_file = command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> baseline time in ms");
+  command->add_flag("--baseline-torch", args->baseline_torch,
+                    "T_b from the task's PyTorch reference, timed through the oracle in eager mode and under torch.compile where "
+                    "that torch has it (the faster); checks against the PyTorch reference too; CPU only for now")
+      ->excludes(baseline_candidate)
+      ->excludes(baseline_file);
   command->add_option("--rounds", args->rounds, "Correctness rounds per workload, fresh inputs each")->check(CLI::PositiveNumber)->capture_default_str();
   command->add_option("--warmup", args->warmup, "Untimed calls before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
   command->add_option("--iterations", args->iterations, "Timed calls per workload")->check(CLI::PositiveNumber)->capture_default_str();

@@ -24,6 +24,7 @@ json workload_json(const judge::WorkloadVerdict& row) {
     }
   }
   if (row.baseline_ns) out["baseline_ns"] = *row.baseline_ns;
+  if (!row.baseline_source.empty()) out["baseline_source"] = row.baseline_source;
   if (row.score) out["score"] = *row.score;
   return out;
 }

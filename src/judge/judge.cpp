@@ -500,7 +500,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     say(fmt::format("workload {}{}", workload->uuid, workload->held_out ? " (held out)" : ""));
     const auto resolved = task::resolve_workload(task_, *workload);
     row.roofline = task::estimate_roofline(task_, resolved, peaks_);
-    if (auto baseline = baselines_.find(workload->uuid); baseline != baselines_.end()) row.baseline_ns = baseline->second;
+    if (auto baseline = baselines_.find(workload->uuid); baseline != baselines_.end()) {
+      row.baseline_ns = baseline->second;
+      if (auto source = baseline_sources_.find(workload->uuid); source != baseline_sources_.end()) row.baseline_source = source->second;
+    }
 
     const std::uint64_t workload_seed = common::mix64(options_.seed ^ common::fnv1a64(workload->uuid));
     const auto& def = task_.definition;
@@ -770,6 +773,33 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                                                       fresh->reference[i].data(), workload->tolerance))
             return Failure{Status::invalid_reference, *problem};
         made = fresh;
+        // T_b, once per workload, on the inputs the oracle has just been given: it times its own calls (eager, then
+        // torch.compile where it exists), each after a flush of the judge's size, and the cost of calling an empty Python
+        // function is taken off, as the judge takes its per-call cost off a candidate. A failure leaves the score unknown.
+        if (options_.torch_baseline && oracle_ && !baselines_.contains(workload->uuid)) {
+          const auto timing_baseline = phases.measure("baseline");
+          json request = json::parse(reference_call);
+          request.update({{"op", "time"}, {"warmup", options_.warmup}, {"iterations", options_.iterations}, {"flush_bytes", options_.flush_bytes}});
+          const auto reply = reference_session.worker.request(request, deadline * (options_.warmup + options_.iterations) * 2 + std::chrono::minutes(5));
+          const auto median_of = [&](const char* key) -> std::optional<double> {
+            const auto found = reply.body.find(key);
+            if (found == reply.body.end() || !found->is_array() || found->empty()) return std::nullopt;
+            return std::max(percentile(found->get<std::vector<double>>(), 0.5) - reply.body.value("call_overhead_ns", 0.0), 0.0);
+          };
+          const auto eager = median_of("eager_ns"), compiled = median_of("compile_ns");
+          if (reply.ok() && eager) {
+            const bool compile_wins = compiled && *compiled < *eager;
+            baselines_[workload->uuid] = compile_wins ? *compiled : *eager;
+            baseline_sources_[workload->uuid] = compile_wins ? "torch.compile" : "torch eager";
+            say(fmt::format("  T_b {:.3f} us ({}; eager {:.3f} us, torch.compile {})", baselines_[workload->uuid] / 1e3,
+                            baseline_sources_[workload->uuid], *eager / 1e3,
+                            compiled ? fmt::format("{:.3f} us", *compiled / 1e3) : reply.body.value("compile_why", std::string("-"))));
+          } else {
+            say(fmt::format("  no T_b: the oracle could not time the reference: {}", reply.ok() ? "no samples" : reply.description));
+          }
+          row.baseline_ns = baselines_.contains(workload->uuid) ? std::optional(baselines_[workload->uuid]) : std::nullopt;
+          row.baseline_source = baseline_sources_[workload->uuid];
+        }
         return std::nullopt;
       };
 

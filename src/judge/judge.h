@@ -34,6 +34,10 @@ struct JudgeOptions {
   // Which reference checks the candidates: "auto" (a native one for the device, else the native C++ one, else the
   // PyTorch reference through the oracle), "native" (never the oracle) or "python" (always the PyTorch reference).
   std::string reference = "auto";
+  // T_b where none was given: the PyTorch reference timed through the oracle (eager, and torch.compile where that torch
+  // has it; the faster), with this protocol's warm-up, iterations and flush, at the workload's first round. Needs the
+  // PyTorch reference (reference "python", or "auto" on a task without a native one); the CPU only for now.
+  bool torch_baseline = false;
   std::chrono::milliseconds call_timeout{10000};
   std::uint64_t seed = 0;             // 0: a fresh secret seed per judge
   bool include_held_out = true;
@@ -100,6 +104,7 @@ class Judge {
   std::optional<OracleCommand> oracle_;       // set when the PyTorch reference checks: reference_build_->library is its source
   std::unique_ptr<Session> oracle_session_;  // one oracle for every candidate: starting python and torch takes seconds
   std::map<std::string, double> baselines_;
+  std::map<std::string, std::string> baseline_sources_;  // by workload: "torch eager", "torch.compile"; given ones have none
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> unseen_rounds_;  // the same for the calls on new inputs
   std::size_t cached_round_bytes_ = 0;

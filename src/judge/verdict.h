@@ -57,6 +57,7 @@ struct WorkloadVerdict {
   std::optional<TimingStats> timing;
   std::optional<task::RooflineEstimate> roofline;
   std::optional<double> baseline_ns;
+  std::string baseline_source;  // how T_b was had: "torch eager" or "torch.compile" when measured, empty when given
   std::optional<double> score;
 };
 

@@ -140,6 +140,34 @@ TEST_F(OracleJudgeTest, AReferenceWhoseProcessDiesIsInvalidReferenceAndAFreshOra
 
 // The CPU half of issue 6's agreement run: every built-in task's starting candidate gets the same verdict on every
 // workload whether its native C++ reference or its PyTorch reference checks it; so does a wrong candidate.
+// T_b through the oracle: every workload of a problem given only in SOL-ExecBench's format gets a measured baseline and
+// so a score; the next candidate of the same judge is scored against the same T_b, not a new measurement.
+TEST_F(OracleJudgeTest, TheTorchBaselineGivesEveryWorkloadAScore) {
+  const auto task = problem("rmsnorm_bf16");
+  auto timed = options("python");
+  timed.torch_baseline = true;
+  Judge judge(task, timed, peaks());
+  const auto first = judge.evaluate(test_candidate("rmsnorm_bf16"));
+  EXPECT_TRUE(first.passed()) << describe(first);
+  ASSERT_EQ(first.workloads.size(), 3u);
+  for (const auto& row : first.workloads) {
+    ASSERT_TRUE(row.baseline_ns) << row.uuid;
+    EXPECT_GT(*row.baseline_ns, 0.0) << row.uuid;
+    EXPECT_THAT(row.baseline_source, ::testing::AnyOf("torch eager", "torch.compile")) << row.uuid;
+    ASSERT_TRUE(row.score) << row.uuid;
+    EXPECT_GT(*row.score, 0.0) << row.uuid;
+    EXPECT_LE(*row.score, 1.0) << row.uuid;
+  }
+  const auto again = judge.evaluate(test_candidate("rmsnorm_bf16"));
+  ASSERT_EQ(again.workloads.size(), 3u);
+  for (std::size_t i = 0; i < again.workloads.size(); ++i) {
+    ASSERT_TRUE(again.workloads[i].baseline_ns) << again.workloads[i].uuid;
+    EXPECT_EQ(*again.workloads[i].baseline_ns, *first.workloads[i].baseline_ns) << "measured once per workload";
+    EXPECT_EQ(again.workloads[i].baseline_source, first.workloads[i].baseline_source);
+  }
+  EXPECT_FALSE(again.phase_seconds.contains("baseline")) << "no second measurement";
+}
+
 TEST_F(OracleJudgeTest, BuiltinTasksGetTheSameVerdictsThroughTheirNativeAndTheirPyTorchReferences) {
   for (const std::string name : {"softmax", "add_rmsnorm", "matmul"}) {
     const auto task = task::load_task(fs::path(KERNELARC_TASKS) / name);
