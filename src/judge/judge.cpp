@@ -776,7 +776,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // T_b, once per workload, on the inputs the oracle has just been given: it times its own calls (eager, then
         // torch.compile where it exists), each after a flush of the judge's size, and the cost of calling an empty Python
         // function is taken off, as the judge takes its per-call cost off a candidate. A failure leaves the score unknown.
-        if (options_.torch_baseline && oracle_ && !baselines_.contains(workload->uuid)) {
+        // Tried once per workload: a failure is not tried again on every later round (an empty source marks it).
+        if (options_.torch_baseline && oracle_ && !baselines_.contains(workload->uuid) && !baseline_sources_.contains(workload->uuid)) {
           const auto timing_baseline = phases.measure("baseline");
           json request = json::parse(reference_call);
           request.update({{"op", "time"}, {"warmup", options_.warmup}, {"iterations", options_.iterations}, {"flush_bytes", options_.flush_bytes}});
@@ -797,8 +798,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           } else {
             say(fmt::format("  no T_b: the oracle could not time the reference: {}", reply.ok() ? "no samples" : reply.description));
           }
-          row.baseline_ns = baselines_.contains(workload->uuid) ? std::optional(baselines_[workload->uuid]) : std::nullopt;
-          row.baseline_source = baseline_sources_[workload->uuid];
+          if (const auto measured = baselines_.find(workload->uuid); measured != baselines_.end()) row.baseline_ns = measured->second;
+          row.baseline_source = baseline_sources_[workload->uuid];  // empty after a failure: tried
         }
         return std::nullopt;
       };

@@ -104,7 +104,7 @@ class Judge {
   std::optional<OracleCommand> oracle_;       // set when the PyTorch reference checks: reference_build_->library is its source
   std::unique_ptr<Session> oracle_session_;  // one oracle for every candidate: starting python and torch takes seconds
   std::map<std::string, double> baselines_;
-  std::map<std::string, std::string> baseline_sources_;  // by workload: "torch eager", "torch.compile"; given ones have none
+  std::map<std::string, std::string> baseline_sources_;  // by workload: "torch eager", "torch.compile", empty when measuring failed
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> unseen_rounds_;  // the same for the calls on new inputs
   std::size_t cached_round_bytes_ = 0;
