@@ -306,6 +306,8 @@ struct FakeModelServer::State {
             return true;
           }
           const std::string& event = (*queue)[next++];
+          // A client may finish at the last event, before the stream's end: the answer stops counting as in flight first.
+          if (next == queue->size()) in_flight_token.reset();
           return sink.write(event.data(), event.size());
         });
   }
