@@ -146,6 +146,9 @@ TEST_F(OracleJudgeTest, TheTorchBaselineGivesEveryWorkloadAScore) {
   const auto task = problem("rmsnorm_bf16");
   auto timed = options("python");
   timed.torch_baseline = true;
+  // What is checked is T_b and the score: with three timed calls, one call on new inputs slowed by a loaded machine once
+  // made a 4 us workload a false REWARD_HACK here (the content check has its own tests, with enough calls).
+  timed.unseen_calls = 0;
   Judge judge(task, timed, peaks());
   const auto first = judge.evaluate(test_candidate("rmsnorm_bf16"));
   EXPECT_TRUE(first.passed()) << describe(first);
