@@ -44,7 +44,7 @@ struct TimingStats {
   double judge_overhead_ns = 0;        // per timed iteration, beyond the flush and the call itself
   int input_slots = 0;                 // distinct input addresses the timed calls cycled through
   double event_median_ns = 0;          // GPU only: the median of event_ns, to compare with the primary timer
-  std::vector<double> unseen_ns;       // CPU: calls on inputs the candidate was never given, timed the same way
+  std::vector<double> unseen_ns;       // calls on inputs the candidate was never given, timed the same way
   double spread() const { return q3_ns - q1_ns; }
 };
 
