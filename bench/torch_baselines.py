@@ -18,9 +18,11 @@ import time
 
 import torch
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+from kernelarc_oracle import device_times_ns, pin_precision  # noqa: E402  the oracle's own timing, one implementation
+
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}
-FLUSH_MARK = "FillFunctor"  # the flush's kernel name: it separates one call's kernels from the next
 
 
 def load_task(directory):
@@ -53,67 +55,9 @@ def make_inputs(definition, workload, generator):
     return args
 
 
-def kernel_spans(function, args, flush, iterations, warmup):
-    for _ in range(warmup):
-        function(*args)
-    torch.cuda.synchronize()
-    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=activities) as profile:
-        for _ in range(iterations):
-            flush.fill_(1.0)
-            function(*args)
-        torch.cuda.synchronize()
-    kernels = sorted((event.time_range.start, event.time_range.end, event.name) for event in profile.events()
-                     if event.device_type == torch.autograd.DeviceType.CUDA)
-    spans, group = [], None
-    for start, end, name in kernels:
-        if FLUSH_MARK in name:
-            if group:
-                spans.append(group[1] - group[0])
-            group = None
-        elif group is None:
-            group = [start, end]
-        else:
-            group[1] = max(group[1], end)
-    if group:
-        spans.append(group[1] - group[0])
-    return [span / 1e3 for span in spans]  # us -> ms
-
-
-def event_times(function, args, flush, iterations, warmup):
-    for _ in range(warmup):
-        function(*args)
-    times = []
-    for _ in range(iterations):
-        flush.fill_(1.0)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        function(*args)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return times
-
-
 def measure(function, args, flush, iterations, warmup):
-    try:
-        spans = kernel_spans(function, args, flush, iterations, warmup)
-    except (AttributeError, RuntimeError) as error:  # a torch whose profiler records differ: say so, time with events
-        print(f"  profiler: {error}", file=sys.stderr)
-        spans = []
-    if len(spans) >= iterations // 2:
-        return statistics.median(spans), "kernel span (profiler)"
-    return statistics.median(event_times(function, args, flush, iterations, warmup)), "CUDA events (the profiler saw no kernels)"
-
-
-def pin_precision():
-    """The baseline computes in the task's own precision, as the candidate is judged: no TF32 behind an fp32 matmul or
-    convolution (an asymmetric precision baseline is one of the judge's hack classes). Returns what was set, for the record."""
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.set_float32_matmul_precision("highest")
-    return {"cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32, "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
-            "float32_matmul_precision": torch.get_float32_matmul_precision()}
+    samples, timer = device_times_ns(function, args, flush, iterations, warmup)
+    return statistics.median(samples) / 1e6, timer  # ns -> ms
 
 
 def main():

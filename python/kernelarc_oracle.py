@@ -7,7 +7,10 @@ inputs' and outputs' dtypes and shapes, "load" the reference, "call" it on tenso
 file. Tensors never cross as text: they are views of the shared file. Timing, comparison and verdicts stay
 in the C++ judge. Any error is a reply with the Python traceback; the judge makes it INVALID_REFERENCE.
 
-Usage (by the judge): kernelarc_oracle.py worker --device cpu
+On a GPU (--device cuda:N) the reference runs there, as the benchmark runs it: the inputs are copied from the
+shared file to the device and the outputs back. bench/torch_baselines.py times torch with this module's functions.
+
+Usage (by the judge): kernelarc_oracle.py worker --device cpu|cuda:N
 """
 
 import json
@@ -26,8 +29,81 @@ DTYPE_NAMES = {
 }
 
 
+FLUSH_KERNEL = "FillFunctor"  # the kernel of flush.fill_(): it separates one call's kernels from the next
+
+
 class OracleError(Exception):
     """A problem with the reference or its use, described for the verdict."""
+
+
+def pin_precision():
+    """The reference computes in the task's own precision, as the candidate is judged: no TF32 behind an fp32 matmul or
+    convolution (an asymmetric precision baseline is one of the judge's hack classes). Returns what was set, for the record."""
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    return {"cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32, "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
+            "float32_matmul_precision": torch.get_float32_matmul_precision()}
+
+
+def kernel_spans_ns(function, arguments, flush, iterations, warmup):
+    """Each call's span on the device (its first kernel's start to its last kernel's end, from the profiler's CUPTI
+    records), each call after flush.fill_(): as the judge times a candidate, host launch overhead not counted."""
+    import torch
+    for _ in range(warmup):
+        function(*arguments)
+    torch.cuda.synchronize()
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=activities) as profile:
+        for _ in range(iterations):
+            flush.fill_(1.0)
+            function(*arguments)
+        torch.cuda.synchronize()
+    kernels = sorted((event.time_range.start, event.time_range.end, event.name) for event in profile.events()
+                     if event.device_type == torch.autograd.DeviceType.CUDA)
+    spans, group = [], None
+    for start, end, name in kernels:
+        if FLUSH_KERNEL in name:
+            if group:
+                spans.append(group[1] - group[0])
+            group = None
+        elif group is None:
+            group = [start, end]
+        else:
+            group[1] = max(group[1], end)
+    if group:
+        spans.append(group[1] - group[0])
+    return [span * 1e3 for span in spans]  # us -> ns
+
+
+def event_times_ns(function, arguments, flush, iterations, warmup):
+    """Each call between two CUDA events, after flush.fill_(): launch overhead included."""
+    import torch
+    for _ in range(warmup):
+        function(*arguments)
+    times = []
+    for _ in range(iterations):
+        flush.fill_(1.0)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        function(*arguments)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e6)  # ms -> ns
+    return times
+
+
+def device_times_ns(function, arguments, flush, iterations, warmup):
+    """(samples in ns, how they were taken): kernel spans where the profiler records them, CUDA events otherwise."""
+    try:
+        spans = kernel_spans_ns(function, arguments, flush, iterations, warmup)
+    except (AttributeError, RuntimeError) as error:  # a torch whose profiler records differ: said, then events
+        print(f"kernelarc_oracle: profiler: {error}", file=sys.stderr)
+        spans = []
+    if len(spans) >= max(iterations // 2, 1):
+        return spans, "kernel span (profiler)"
+    return event_times_ns(function, arguments, flush, iterations, warmup), "CUDA events (the profiler saw no kernels)"
 
 
 def torch_dtype(torch, name):
@@ -51,6 +127,12 @@ class Oracle:
             raise OracleError(f"PyTorch cannot be imported by {sys.executable} ({error}); on Debian: apt install "
                               "python3-torch, or set KERNELARC_PYTHON to an interpreter that has it") from None
         self.torch = torch
+        self.gpu = device.startswith("cuda")
+        if self.gpu:
+            if not torch.cuda.is_available():
+                raise OracleError(f"this torch ({torch.__version__}, CUDA {torch.version.cuda}) sees no CUDA device")
+            torch.cuda.set_device(torch.device(device))
+        pin_precision()
 
     def handle(self, op, request):
         if op == "hello":
@@ -118,7 +200,7 @@ class Oracle:
         for layout, offset in zip(self.inputs, request["inputs"]):
             tensor = self.tensor(layout, int(offset))
             # A plain scalar (shape null in the definition) is a Python number, as the reference expects.
-            arguments.append(tensor.item() if layout[2] else tensor)
+            arguments.append(tensor.item() if layout[2] else tensor.to(self.device) if self.gpu else tensor)
         return arguments
 
     def time(self, request):
@@ -126,29 +208,41 @@ class Oracle:
         torch.compile; each call after a write of flush_bytes (the judge's cache flush), timed in this process."""
         torch = self.torch
         arguments = self.arguments(request)
-        flush = torch.zeros(max(int(request.get("flush_bytes", 0)) // 4, 1), dtype=torch.float32)
+        flush = torch.zeros(max(int(request.get("flush_bytes", 0)) // 4, 1), dtype=torch.float32,
+                            device=self.device if self.gpu else "cpu")
         warmup, iterations = int(request.get("warmup", 10)), int(request.get("iterations", 50))
+        timer = "host clock"
 
-        def samples(function):
-            with torch.no_grad():
-                for _ in range(warmup):
-                    function(*arguments)
-                taken = []
-                for _ in range(iterations):
-                    flush.add_(1.0)
-                    start = time.perf_counter_ns()
-                    function(*arguments)
-                    taken.append(float(time.perf_counter_ns() - start))
+        def host_times_ns(function):
+            for _ in range(warmup):
+                function(*arguments)
+            taken = []
+            for _ in range(iterations):
+                flush.add_(1.0)
+                start = time.perf_counter_ns()
+                function(*arguments)
+                taken.append(float(time.perf_counter_ns() - start))
             return taken
 
-        # What calling any Python function with these arguments costs here, as the judge takes its own per-call cost
-        # off a candidate's samples; torch's dispatch stays in, since that is what eager mode costs.
-        reply = {"ok": True, "torch": torch.__version__, "call_overhead_ns": min(samples(lambda *_: None)),
-                 "eager_ns": samples(self.run), "compile_ns": None}
+        def samples(function):
+            nonlocal timer
+            with torch.no_grad():
+                if not self.gpu:
+                    return host_times_ns(function)
+                taken, timer = device_times_ns(function, arguments, flush, iterations, warmup)
+                return taken
+
+        # On the CPU, what calling any Python function with these arguments costs here, as the judge takes its own
+        # per-call cost off a candidate's samples; torch's dispatch stays in, since that is what eager mode costs. Kernel
+        # spans on a GPU hold no host time.
+        reply = {"ok": True, "torch": torch.__version__, "eager_ns": samples(self.run), "compile_ns": None}
+        reply["call_overhead_ns"] = min(samples(lambda *_: None)) if not self.gpu or timer.startswith("CUDA events") else 0.0
+        reply["timer"] = timer
         if not hasattr(torch, "compile"):
             reply["compile_why"] = f"torch {torch.__version__} has no torch.compile"
         else:
             try:
+                torch._dynamo.reset()  # past its recompile limit (8 shapes) torch.compile silently falls back to eager
                 reply["compile_ns"] = samples(torch.compile(self.run, dynamic=False))
             except Exception as error:  # a reference torch.compile cannot trace: eager stands alone, and the reason is kept
                 reply["compile_why"] = f"torch.compile failed: {type(error).__name__}: {str(error)[:200]}"
@@ -161,6 +255,8 @@ class Oracle:
         start = time.perf_counter_ns()
         with torch.no_grad():
             result = self.run(*arguments)
+        if self.gpu:
+            torch.cuda.synchronize()
         elapsed = time.perf_counter_ns() - start
         results = list(result) if isinstance(result, (tuple, list)) else [result]
         if len(results) != len(outputs):
@@ -173,7 +269,7 @@ class Oracle:
             if value.dtype != output.dtype:
                 raise OracleError(f"output {index}: the reference returned {value.dtype}, the definition says "
                                       f"{layout[0]}")
-            output.copy_(value)
+            output.copy_(value.cpu() if self.gpu else value)
         return {"ok": True, "rc": 0, "ns": float(elapsed), "metadata": ""}
 
 
@@ -219,10 +315,10 @@ def serve(device):
 
 def main(argv):
     if len(argv) != 4 or argv[1] != "worker" or argv[2] != "--device":
-        print("usage: kernelarc_oracle.py worker --device cpu", file=sys.stderr)
+        print("usage: kernelarc_oracle.py worker --device cpu|cuda:N", file=sys.stderr)
         return 2
-    if argv[3] != "cpu":
-        print(f"kernelarc_oracle.py: device {argv[3]} is not supported yet (cpu only)", file=sys.stderr)
+    if argv[3] != "cpu" and not (argv[3].startswith("cuda:") and argv[3][5:].isdigit()):
+        print(f"kernelarc_oracle.py: unknown device {argv[3]} (cpu or cuda:N)", file=sys.stderr)
         return 2
     return serve(argv[3])
 

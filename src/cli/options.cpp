@@ -24,10 +24,11 @@ fs::path builtin_tasks_directory() {
   return KERNELARC_TASKS_DIR;
 }
 
-task::Task load_task_argument(const std::string& argument) {
-  if (fs::is_directory(argument)) return task::load_task(argument);
+task::Task load_task_argument(const std::string& argument, const std::string& extensions) {
+  const auto extensions_file = extensions.empty() ? std::nullopt : std::optional<fs::path>(extensions);
+  if (fs::is_directory(argument)) return task::load_task(argument, extensions_file);
   const fs::path builtin = builtin_tasks_directory() / argument;
-  if (argument.find('/') == std::string::npos && fs::is_directory(builtin)) return task::load_task(builtin);
+  if (argument.find('/') == std::string::npos && fs::is_directory(builtin)) return task::load_task(builtin, extensions_file);
   throw task::TaskError(argument, "", fmt::format("expected a task directory or the name of a built-in task (see `kernelarc tasks`; "
                                                   "built-in tasks are in {})", builtin_tasks_directory().string()));
 }

@@ -16,7 +16,7 @@ namespace kernelarc::cli {
 std::filesystem::path builtin_tasks_directory();
 
 // A path to a task directory, or the name of a built-in task.
-task::Task load_task_argument(const std::string& argument);
+task::Task load_task_argument(const std::string& argument, const std::string& extensions = "");
 
 // $KERNELARC_STORE, else $XDG_DATA_HOME/kernelarc/runs.db, else ~/.local/share/kernelarc/runs.db.
 std::filesystem::path default_store_path();

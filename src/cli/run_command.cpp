@@ -39,6 +39,7 @@ struct RunArguments {
   std::string board_capacity = "unlimited";
   std::string brain = "search";
   std::string reference = "auto";
+  std::string extensions;
   std::uint64_t seed = 1;
   std::string store;
   std::string baseline_file;
@@ -143,12 +144,12 @@ int run_command(const RunArguments& args) {
       const auto record = store->run(args.resume);
       if (!record || record->kind != "run") throw std::runtime_error(fmt::format("{} has no run {}", store_path.string(), args.resume));
       const auto task_record = store->task(record->task_id);
-      task = task::load_task(task_record->path);
+      options = engine::run_options_from_store(*record);
+      task = task::load_task(task_record->path, options.extensions_file.empty() ? std::nullopt : std::optional(options.extensions_file));
       if (task.content_hash != task_record->definition_hash)
         throw std::runtime_error(fmt::format("the task at {} changed since run {} started", task_record->path, args.resume));
-      options = engine::run_options_from_store(*record);
     } else {
-      task = load_task_argument(args.task);
+      task = load_task_argument(args.task, args.extensions);
       options.device = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
       options.agents = args.agents;
       options.strategies = parse_strategies(args.strategies);
@@ -253,6 +254,8 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
   command->add_option("--brain", args->brain, "search (the built-in knob search), random (uniform samples, a control) or llm (language models)")
       ->capture_default_str();
+  auto* extensions_option = command->add_option("--extensions", args->extensions, "A JSON file read as the task definition's \"kernelarc\" section (templates, roofline, native references, held-out workloads): KernelArc's additions to a problem that is not to be edited (docs/SOL_EXECBENCH.md)")->check(CLI::ExistingFile);
+  extensions_option->excludes(resume_option);
   command->add_option("--reference", args->reference,
                       "auto (a native reference, else the PyTorch one), native, or python (the task's PyTorch reference through "
                       "python/kernelarc_oracle.py): what candidates are checked against; a resumed run keeps its own")

@@ -356,7 +356,8 @@ RunSummary Run::execute() {
   state_ = std::make_unique<State>(options_);
   deal_strategies(strategies, 0);
 
-  const json config = {{"device", options_.device}, {"brain", options_.brain}, {"reference", options_.reference}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
+  const json config = {{"device", options_.device}, {"brain", options_.brain}, {"reference", options_.reference},
+                       {"extensions", task_.extensions_file.string()}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
                        {"time_limit_s", options_.time_limit.count()}, {"template", template_->name},
                        {"board_capacity", options_.board_capacity ? json(*options_.board_capacity) : json("unlimited")},
                        {"plateau", {{"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain}}},
@@ -718,6 +719,7 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   options.template_name = config.at("template").get<std::string>();
   options.brain = config.value("brain", "search");
   options.reference = config.value("reference", "auto");
+  options.extensions_file = config.value("extensions", std::string());
   if (config.contains("llm") && config.at("llm").is_object()) options.llm_config = config.at("llm").dump();
   if (config.contains("max_cost_usd") && config.at("max_cost_usd").is_number()) options.max_cost_usd = config.at("max_cost_usd").get<double>();
   if (config.contains("baseline_ns")) options.baseline_ns = config.at("baseline_ns").get<std::map<std::string, double>>();

@@ -388,7 +388,7 @@ void Judge::build_reference(const ProgressCallback& say) {
     std::ofstream(python.library) << task_.definition.reference;
     python.ok = true;
     reference_build_ = python;
-    reference_device_ = "cpu";
+    reference_device_ = options_.device;  // on a GPU the reference runs there, as the benchmark runs it
     return;
   } else {
     BuildResult missing;
@@ -471,12 +471,13 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   std::unique_ptr<Session> own_reference_session;
   if (oracle_) {
     if (!oracle_session_) {
-      WorkerOptions oracle_options{oracle_->python, "cpu", (scratch_ / "oracle.log").string()};
+      WorkerOptions oracle_options{oracle_->python, reference_device_, (scratch_ / "oracle.log").string()};
       oracle_options.leading_arguments = {oracle_->script.string()};
       for (const char* name : {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"})  // where the image's torch may live
         if (const char* value = std::getenv(name)) oracle_options.environment[name] = value;
       oracle_session_ = std::make_unique<Session>(std::move(oracle_options));
       oracle_session_->start_deadline = std::chrono::minutes(2);
+      oracle_session_->on_gpu = false;  // on a GPU too it reads its inputs from the shared file and writes its outputs there
     }
   } else {
     own_reference_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, reference_device_, prefix.string() + "-reference.log",
@@ -792,8 +793,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             const bool compile_wins = compiled && *compiled < *eager;
             baselines_[workload->uuid] = compile_wins ? *compiled : *eager;
             baseline_sources_[workload->uuid] = compile_wins ? "torch.compile" : "torch eager";
-            say(fmt::format("  T_b {:.3f} us ({}; eager {:.3f} us, torch.compile {})", baselines_[workload->uuid] / 1e3,
-                            baseline_sources_[workload->uuid], *eager / 1e3,
+            say(fmt::format("  T_b {:.3f} us ({}, {}; eager {:.3f} us, torch.compile {})", baselines_[workload->uuid] / 1e3,
+                            baseline_sources_[workload->uuid], reply.body.value("timer", std::string("?")), *eager / 1e3,
                             compiled ? fmt::format("{:.3f} us", *compiled / 1e3) : reply.body.value("compile_why", std::string("-"))));
           } else {
             say(fmt::format("  no T_b: the oracle could not time the reference: {}", reply.ok() ? "no samples" : reply.description));

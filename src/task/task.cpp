@@ -280,6 +280,17 @@ void parse_extensions(const Node& node, const fs::path& directory, Definition& d
   }
 }
 
+// The roofline is evaluated over the axes alone: an unknown name must fail at load time, not mid-run.
+void check_roofline_axes(const Definition& definition, const Node& extensions) {
+  for (const char* key : {"flops", "bytes"}) {
+    const auto& formula = std::string(key) == "flops" ? definition.roofline.flops : definition.roofline.bytes;
+    if (!formula) continue;
+    for (const auto& variable : formula->variables())
+      if (std::none_of(definition.axes.begin(), definition.axes.end(), [&](const Axis& axis) { return axis.name == variable; }))
+        extensions.at("roofline").at(key).fail(fmt::format("refers to unknown axis \"{}\"", variable));
+  }
+}
+
 Definition parse_definition(const Node& root, const fs::path& directory, std::vector<std::string>& held_out_uuids,
                             std::optional<fs::path>& held_out_file) {
   Definition definition;
@@ -321,14 +332,7 @@ Definition parse_definition(const Node& root, const fs::path& directory, std::ve
   if (auto extensions = root.find("kernelarc")) {
     extensions->object();  // complains unless it is an object
     parse_extensions(*extensions, directory, definition, held_out_uuids, held_out_file);
-    // The roofline is evaluated over the axes alone: an unknown name must fail here, not mid-run.
-    for (const char* key : {"flops", "bytes"}) {
-      const auto& formula = std::string(key) == "flops" ? definition.roofline.flops : definition.roofline.bytes;
-      if (formula)
-        for (const auto& variable : formula->variables())
-          if (!axis_names.count(variable))
-            extensions->at("roofline").at(key).fail(fmt::format("refers to unknown axis \"{}\"", variable));
-    }
+    check_roofline_axes(definition, *extensions);
   }
   return definition;
 }
@@ -412,7 +416,7 @@ std::vector<Workload> parse_workload_file(const fs::path& file, const Definition
 
 }  // namespace
 
-Task load_task(const fs::path& directory) {
+Task load_task(const fs::path& directory, const std::optional<fs::path>& extensions) {
   if (!fs::is_directory(directory)) throw TaskError(directory, "", "expected a task directory");
   Task task;
   task.directory = fs::canonical(directory);
@@ -423,12 +427,26 @@ Task load_task(const fs::path& directory) {
   std::vector<std::string> held_out_uuids;
   std::optional<fs::path> held_out_file;
   task.definition = parse_definition(Node(root, definition_file, ""), task.directory, held_out_uuids, held_out_file);
+  std::string extensions_text;
+  if (extensions) {
+    // The definition's "kernelarc" section kept in a file of its own, for a problem that is not to be edited: its keys
+    // are read after the definition's own (templates added, the others replaced), its paths relative to its folder.
+    if (!fs::is_regular_file(*extensions)) throw TaskError(*extensions, "", "expected a JSON file of KernelArc's extensions");
+    task.extensions_file = fs::canonical(*extensions);
+    extensions_text = read_file(task.extensions_file);
+    const json extension_root = parse_json(extensions_text, task.extensions_file, "");
+    const Node node(extension_root, task.extensions_file, "");
+    node.object();  // complains unless it is an object
+    parse_extensions(node, task.extensions_file.parent_path(), task.definition, held_out_uuids, held_out_file);
+    check_roofline_axes(task.definition, node);
+  }
 
   const fs::path workload_file = task.directory / "workload.jsonl";
   const std::string workload_text = read_file(workload_file);
   task.workloads = parse_workload_file(workload_file, task.definition, task.directory, workload_text);
   if (task.workloads.empty()) throw TaskError(workload_file, "", "expected at least one workload line");
   std::string hashed = task.definition_json + '\0' + workload_text;
+  if (extensions) hashed += '\0' + extensions_text;
   if (held_out_file) {
     const std::string held_text = read_file(*held_out_file);
     hashed += '\0' + held_text;

@@ -128,11 +128,14 @@ struct Task {
   Definition definition;
   std::vector<Workload> workloads;  // visible first, then held-out
   std::string definition_json;      // the file as read
-  std::string content_hash;         // of definition.json and workload files
+  std::string content_hash;         // of definition.json, the workload files and the extensions file
+  std::filesystem::path extensions_file;  // the "kernelarc" section given in a file of its own; empty: none
 };
 
-// Loads and validates a whole problem directory; throws TaskError, never returns half a task.
-Task load_task(const std::filesystem::path& directory);
+// Loads and validates a whole problem directory; throws TaskError, never returns half a task. `extensions` names a JSON
+// file read as the definition's "kernelarc" section (templates, roofline, native references, held-out workloads) for a
+// problem given only in SOL-ExecBench's format.
+Task load_task(const std::filesystem::path& directory, const std::optional<std::filesystem::path>& extensions = std::nullopt);
 
 // One workload with every axis bound and every tensor's shape known.
 struct ResolvedWorkload {

@@ -16,10 +16,12 @@
 #include <sstream>
 #include <string>
 
+#include "common/subprocess.h"
 #include "judge/cuda/cuda_compiler.h"
 #include "judge/cuda/cuda_driver.h"
 #include "judge/cuda/gpu_calibration.h"
 #include "judge/judge.h"
+#include "judge/reference_oracle.h"
 #include "../judge/judge_test_support.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker_process.h"
@@ -332,6 +334,36 @@ TEST_F(GpuJudgeTest, AKernelOnlyCandidateAfterACorrectOneIsJudgedOnItsOwn) {
   expect_every_workload(second, Status::incorrect_numerical, "unwritten");
   const auto third = judge.evaluate(correct);
   EXPECT_TRUE(third.passed()) << describe(third);
+}
+
+// Issue 6 on a GPU: the PyTorch reference runs on the judge's GPU (this one refuses to run anywhere else), and T_b is each
+// call's kernel span there, as a candidate is timed. Skipped where the machine's torch has no CUDA.
+TEST_F(GpuJudgeTest, ThePyTorchReferenceRunsOnTheGpuAndTimesTheBaselineThere) {
+  SKIP_WITHOUT_GPU();
+  const auto oracle = find_reference_oracle();
+  ASSERT_TRUE(oracle.usable()) << ::testing::PrintToString(oracle.problems);
+  const auto probe = common::run_command({oracle.python.string(), "-c", "import torch; assert torch.cuda.is_available()"}, 2min, 1 << 16);
+  if (!probe.ok()) GTEST_SKIP() << oracle.python << " has no torch with CUDA: " << probe.output;
+  task::Task task = small_softmax();
+  task.definition.reference =
+      "import torch\n\ndef run(x):\n    assert x.is_cuda, 'the reference ran on the CPU'\n"
+      "    return torch.softmax(x, dim=-1)\n";
+  auto through_python = options();
+  through_python.reference = "python";
+  through_python.torch_baseline = true;
+  Judge judge(task, through_python, peaks());
+  const auto verdict = judge.evaluate(file(tasks_directory() / "softmax" / "candidate.cu"));
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  for (const auto& row : verdict.workloads) {
+    ASSERT_TRUE(row.baseline_ns) << row.uuid;
+    EXPECT_THAT(row.baseline_source, ::testing::AnyOf("torch eager", "torch.compile")) << row.uuid;
+    // A kernel span of a softmax this small is microseconds; a host clock around torch's dispatch would be tens.
+    EXPECT_GT(*row.baseline_ns, 500.0) << row.uuid;
+    EXPECT_LT(*row.baseline_ns, 1e6) << row.uuid;
+    EXPECT_TRUE(row.score) << row.uuid;
+  }
+  const auto wrong = judge.evaluate(canary("all_zeros"));
+  EXPECT_FALSE(wrong.passed()) << describe(wrong);
 }
 
 }  // namespace

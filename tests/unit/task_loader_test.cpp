@@ -211,6 +211,47 @@ TEST_F(TaskLoaderTest, BuiltInMatmulToleranceAndForbid) {
 
 // ---- positive features ----
 
+// A problem in SOL-ExecBench's format stays untouched: KernelArc's additions come from a file of their own, read as the
+// definition's "kernelarc" section, with paths relative to that file; they are part of what the content hash covers.
+TEST_F(TaskLoaderTest, AnExtensionsFileAddsTemplatesAndARooflineToAProblemLeftAsItIs) {
+  const fs::path problem = write_task(base_definition(), {base_workload()});
+  const Task plain = load_task(problem);
+  EXPECT_TRUE(plain.definition.templates.empty());
+  EXPECT_TRUE(plain.extensions_file.empty());
+
+  const fs::path additions = root_ / "additions";
+  fs::create_directories(additions);
+  write(additions / "rows.cpp", "// template\n");
+  write(additions / "kernelarc.json", R"J({
+    "roofline": {"flops": "2 * M * N", "math": "fp32"},
+    "templates": [{"name": "rows", "source": "rows.cpp", "device": "cpu",
+                   "knobs": [{"name": "UNROLL", "values": [1, 4], "strategy": "pipelining"}]}],
+    "held_out": ["w2"]
+  })J");
+  const fs::path problem_with_two = write_task(base_definition(), {base_workload("w1"), base_workload("w2", 3)});
+  const Task extended = load_task(problem_with_two, additions / "kernelarc.json");
+  ASSERT_EQ(extended.definition.templates.size(), 1u);
+  EXPECT_EQ(extended.definition.templates[0].source, additions / "rows.cpp");
+  EXPECT_EQ(extended.definition.templates[0].knobs.at(0).values, (std::vector<std::int64_t>{1, 4}));
+  ASSERT_TRUE(extended.definition.roofline.flops);
+  EXPECT_EQ(extended.extensions_file, additions / "kernelarc.json");
+  ASSERT_EQ(extended.workloads.size(), 2u);
+  EXPECT_TRUE(extended.workloads[1].held_out);
+  EXPECT_NE(extended.content_hash, load_task(problem_with_two).content_hash) << "the additions are part of the task";
+
+  write(additions / "bad.json", R"J({"roofline": {"flops": "2 * M * K"}})J");
+  try {
+    load_task(problem, additions / "bad.json");
+    ADD_FAILURE() << "a roofline over an unknown axis loaded";
+  } catch (const TaskError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("bad.json"));
+    EXPECT_THAT(error.what(), HasSubstr("unknown axis \"K\""));
+  }
+  EXPECT_THROW(load_task(problem, additions / "missing.json"), TaskError);
+  write(additions / "escapes.json", R"J({"templates": [{"name": "t", "source": "../../etc/passwd"}]})J");
+  EXPECT_THROW(load_task(problem, additions / "escapes.json"), TaskError) << "a source outside the file's folder";
+}
+
 TEST_F(TaskLoaderTest, BaseTaskLoadsWithDefaults) {
   const Task task = load_task(write_task(base_definition(), {base_workload()}));
   EXPECT_EQ(task.definition.name, "toy");
