@@ -19,6 +19,7 @@ import os
 import sys
 import time
 import traceback
+import types
 
 PROTOCOL = 1  # kWorkerProtocolVersion in src/judge/worker.h
 
@@ -171,9 +172,12 @@ class Oracle:
     def load(self, path, entry):
         with open(path, encoding="utf-8") as file:
             source = file.read()
-        namespace = {"__name__": "reference"}
-        exec(compile(source, "reference.py", "exec"), namespace)
-        function = namespace.get(entry)
+        # A module of its own, importable by name: torch.compile looks the reference's globals up through sys.modules.
+        module = types.ModuleType("kernelarc_reference")
+        module.__file__ = path
+        sys.modules[module.__name__] = module
+        exec(compile(source, path, "exec"), module.__dict__)
+        function = getattr(module, entry, None)
         if not callable(function):
             raise OracleError(f"the reference defines no function {entry}(...)")
         self.run = function
