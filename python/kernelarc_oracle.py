@@ -122,6 +122,7 @@ class Oracle:
         self.inputs = []   # [(dtype name, shape, scalar)]
         self.outputs = []
         self.run = None
+        self.module = None
         try:
             import torch  # after the streams are private: an import that prints must not corrupt the protocol
         except ImportError as error:
@@ -153,6 +154,8 @@ class Oracle:
             return self.call(request)
         if op == "time":
             return self.time(request)
+        if op == "inputs":
+            return self.custom_inputs(request)
         raise OracleError(f'unknown op "{op}"')
 
     @staticmethod
@@ -181,6 +184,33 @@ class Oracle:
         if not callable(function):
             raise OracleError(f"the reference defines no function {entry}(...)")
         self.run = function
+        self.module = module
+        return {"ok": True}
+
+    def custom_inputs(self, request):
+        """SOL-ExecBench's custom inputs: the reference's own function, given the workload's axes and scalar inputs and the
+        device, seeded, returns a dict of tensors by input name; each asked for is checked and written to the shared file."""
+        torch = self.torch
+        if self.run is None or self.mapped is None:
+            raise OracleError("custom inputs before load or map")
+        entry = request["entry"]
+        function = getattr(self.module, entry, None)
+        if not callable(function):
+            raise OracleError(f"the reference defines no function {entry}(axes_and_scalars, device) for the custom inputs")
+        torch.manual_seed(int(request["seed"]))
+        made = function(dict(request["axes_and_scalars"]), self.device)
+        if not isinstance(made, dict):
+            raise OracleError(f"{entry} returned {type(made).__name__}, not a dict of tensors by input name")
+        for item in request["tensors"]:
+            name, layout = item["name"], self.inputs[int(item["index"])]
+            if name not in made:
+                raise OracleError(f"{entry} made no input {name} (it made: {', '.join(sorted(made)) or 'nothing'})")
+            value = torch.as_tensor(made[name])
+            target = self.tensor(layout, int(item["offset"]))
+            if list(value.shape) != list(target.shape) or value.dtype != target.dtype:
+                raise OracleError(f"{entry} made {name} as {value.dtype} {list(value.shape)}; the definition says "
+                                  f"{layout[0]} {list(target.shape)}")
+            target.copy_(value.cpu())
         return {"ok": True}
 
     def tensor(self, layout, offset):

@@ -738,8 +738,32 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       };
 
       // A round: inputs generated from a seed, then the reference's outputs on its own copy of them.
+      // SOL-ExecBench's custom inputs: the reference's custom_inputs_entrypoint(axes_and_scalars, device), seeded, run by the
+      // oracle, which writes each tensor into the reference's slot after checking its dtype and shape.
+      const auto make_custom_inputs = [&](Session& session, const SharedBuffer& buf, const Layout& lay, const std::vector<std::size_t>& which,
+                                          const json& axes_and_scalars, std::uint64_t round_seed) -> std::optional<Failure> {
+        if (!oracle_ || !def.custom_inputs_entrypoint)
+          return Failure{Status::invalid_reference, "custom inputs are made by the definition's custom_inputs_entrypoint in the PyTorch "
+                                                    "reference: judge with --reference python"};
+        const auto generating = phases.measure("inputs");
+        if (auto failure = session.prepare(buf, generation, binding, deadline, Status::invalid_reference)) {
+          failure->status = Status::invalid_reference;
+          return failure;
+        }
+        json request = {{"op", "inputs"}, {"entry", *def.custom_inputs_entrypoint}, {"axes_and_scalars", axes_and_scalars},
+                        {"seed", round_seed & 0x7fffffffffffffffULL}, {"tensors", json::array()}};
+        for (const std::size_t i : which)
+          request["tensors"].push_back({{"name", def.inputs[i].name}, {"index", i}, {"offset", lay.input_offsets[i]}});
+        const auto reply = session.worker.request(request, deadline * 4);
+        if (reply.ok()) return std::nullopt;
+        if (reply.outcome != ReplyOutcome::refused) session.ready = false;
+        return Failure{Status::invalid_reference, fmt::format("custom inputs: {}{}", reply.description, session.tail())};
+      };
       const auto make_round = [&](std::uint64_t round_seed, std::shared_ptr<const Round>& made) -> std::optional<Failure> {
         auto fresh = std::make_shared<Round>();
+        std::vector<std::size_t> custom_inputs;  // made by the definition's custom_inputs_entrypoint, in the oracle
+        json axes_and_scalars = json::object();  // what that function is given
+        for (const auto& [name, value] : resolved.axes) axes_and_scalars[name] = static_cast<std::int64_t>(value);
         try {
           const auto generating = phases.measure("inputs");
           fresh->slot_image.resize(layout.slot_bytes);
@@ -747,6 +771,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           for (std::size_t i = 0; i < def.inputs.size(); ++i) {
             const auto source_it = workload->inputs.find(def.inputs[i].name);
             const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
+            if (source.kind == task::InputKind::scalar) axes_and_scalars[def.inputs[i].name] = source.value;
+            if (source.kind == task::InputKind::custom) {
+              custom_inputs.push_back(i);
+              continue;
+            }
             const auto bytes = generate_input(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i));
             std::memcpy(fresh->slot_image.data() + layout.input_offsets[i], bytes.data(), bytes.size());
           }
@@ -764,6 +793,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           }
         }
         write_slot(*reference_buffer, reference_layout, 0, fresh->slot_image);
+        if (!custom_inputs.empty())
+          if (auto failure = make_custom_inputs(reference_session, *reference_buffer, reference_layout, custom_inputs, axes_and_scalars, round_seed))
+            return failure;
+        for (const std::size_t i : custom_inputs)  // the candidate gets what the oracle wrote
+          common::copy_bytes(fresh->slot_image.data() + layout.input_offsets[i],
+                             reference_buffer->data() + reference_layout.input_offsets[i], layout.input_bytes[i]);
         prepare_outputs(*reference_buffer, reference_layout, kPoisonFirst);
         if (auto failure = call(reference_session, 0, true, nullptr, nullptr)) return failure;
         if (check_output_guards(*reference_buffer, reference_layout))

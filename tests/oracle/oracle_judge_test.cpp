@@ -138,6 +138,34 @@ TEST_F(OracleJudgeTest, AReferenceWhoseProcessDiesIsInvalidReferenceAndAFreshOra
   EXPECT_EQ(status_name(judge.evaluate(test_candidate("copy_rows")).workloads[2].status), "PASSED");
 }
 
+// Custom inputs, as SOL-ExecBench makes them: the problem's custom_inputs_entrypoint, in its PyTorch reference, makes the
+// indices (random int64 would index outside the table, and the candidate fails on such an index); the candidate gets the
+// same tensors as the reference. A function that makes the wrong dtype is the reference's fault, said with what it made.
+TEST_F(OracleJudgeTest, CustomInputsComeFromTheProblemsOwnFunction) {
+  auto task = problem("gather_rows_custom");
+  Judge judge(task, options("python"), peaks());
+  const auto verdict = judge.evaluate(test_candidate("gather_rows"));
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  ASSERT_EQ(verdict.workloads.size(), 3u);
+
+  task.definition.custom_inputs_entrypoint = "wrong_dtype";
+  Judge wrong(task, options("python"), peaks());
+  const auto refused = wrong.evaluate(test_candidate("gather_rows"));
+  ASSERT_FALSE(refused.workloads.empty());
+  for (const auto& row : refused.workloads) {
+    EXPECT_EQ(status_name(row.status), "INVALID_REFERENCE") << describe(refused);
+    EXPECT_THAT(row.reason, HasSubstr("wrong_dtype made indices as torch.int32")) << describe(refused);
+  }
+
+  // Without the PyTorch reference nothing can make them: said, not judged on made-up indices.
+  task.definition.custom_inputs_entrypoint = "make_indices";
+  task.definition.native_reference["cpu"] = fs::path(KERNELARC_ORACLE_TESTS) / "candidates" / "gather_rows.cpp";
+  Judge native(task, options("native"), peaks());
+  const auto unmade = native.evaluate(test_candidate("gather_rows"));
+  ASSERT_FALSE(unmade.workloads.empty());
+  EXPECT_THAT(unmade.workloads[0].reason, HasSubstr("--reference python")) << describe(unmade);
+}
+
 // The CPU half of issue 6's agreement run: every built-in task's starting candidate gets the same verdict on every
 // workload whether its native C++ reference or its PyTorch reference checks it; so does a wrong candidate.
 // T_b through the oracle: every workload of a problem given only in SOL-ExecBench's format gets a measured baseline and
