@@ -43,6 +43,7 @@ struct RunArguments {
   std::uint64_t seed = 1;
   std::string store;
   std::string baseline_file;
+  bool baseline_torch = false;
   // --brain llm: a configuration file, or one endpoint from the flags.
   std::string llm_config, model, endpoint, protocol = "openai", api_key_env;
   std::optional<double> max_cost;
@@ -161,6 +162,9 @@ int run_command(const RunArguments& args) {
       options.brain = args.brain;
       options.reference = args.reference;
       if (!args.baseline_file.empty()) options.baseline_ns = load_baseline_file(args.baseline_file);
+      options.baseline_torch = args.baseline_torch;
+      if (options.baseline_torch && options.reference == "native")
+        throw std::runtime_error("--baseline-torch needs the PyTorch reference (not --reference native)");
       options.plateau = {args.plateau_window, args.plateau_gain};
     }
     if (options.brain == "llm") {
@@ -191,7 +195,8 @@ int run_command(const RunArguments& args) {
   judge_options.rechecks = args.rechecks.value_or(on_cpu ? 1 : 5);
   judge_options.unseen_calls = on_cpu ? 1 : 3;  // calls on new inputs: one each on the CPU (three when measured again)
   judge_options.seed = options.seed;
-  judge_options.reference = options.reference;
+  judge_options.reference = options.baseline_torch ? "python" : options.reference;  // the oracle that checks is the one that times
+  judge_options.torch_baseline = options.baseline_torch;
   judge_options.roofline_margin = on_cpu ? 2.0 : 1.0;
   const std::string title = fmt::format("{} on {}", task.definition.name, options.device);
   report::LiveDisplay display(stderr, report::LiveDisplay::is_terminal(stderr), title);
@@ -269,7 +274,12 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--max-cost", args->max_cost, "--brain llm: stop once the models cost this many US dollars")->check(CLI::NonNegativeNumber);
   command->add_option("--seed", args->seed, "Seed of the agents and the judge's inputs")->envname("KERNELARC_SEED")->capture_default_str();
   command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
-  command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> T_b in ms, for SOL scores (kept with the run)");
+  auto* baseline_file = command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> T_b in ms, for SOL scores (kept with the run)");
+  command->add_flag("--baseline-torch", args->baseline_torch,
+                    "T_b from the task's PyTorch reference through the oracle, as for eval (eager and torch.compile, the faster), "
+                    "measured at the first candidate and kept in the cache folder, so a resumed run scores against the same T_b; "
+                    "checks against the PyTorch reference")
+      ->excludes(baseline_file);
   command->add_flag("--json", args->json_output, "Print the summary as JSON");
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
   command->add_option("--rounds", args->rounds, "Correctness rounds per workload (default: 2 on the CPU, 5 on a GPU)")->check(CLI::PositiveNumber);

@@ -357,7 +357,7 @@ RunSummary Run::execute() {
   deal_strategies(strategies, 0);
 
   const json config = {{"device", options_.device}, {"brain", options_.brain}, {"reference", options_.reference},
-                       {"extensions", task_.extensions_file.string()}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
+                       {"extensions", task_.extensions_file.string()}, {"baseline_torch", options_.baseline_torch}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
                        {"time_limit_s", options_.time_limit.count()}, {"template", template_->name},
                        {"board_capacity", options_.board_capacity ? json(*options_.board_capacity) : json("unlimited")},
                        {"plateau", {{"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain}}},
@@ -720,6 +720,7 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   options.brain = config.value("brain", "search");
   options.reference = config.value("reference", "auto");
   options.extensions_file = config.value("extensions", std::string());
+  options.baseline_torch = config.value("baseline_torch", false);
   if (config.contains("llm") && config.at("llm").is_object()) options.llm_config = config.at("llm").dump();
   if (config.contains("max_cost_usd") && config.at("max_cost_usd").is_number()) options.max_cost_usd = config.at("max_cost_usd").get<double>();
   if (config.contains("baseline_ns")) options.baseline_ns = config.at("baseline_ns").get<std::map<std::string, double>>();

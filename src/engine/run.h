@@ -41,6 +41,7 @@ struct RunOptions {
   std::string brain = "search";                 // recorded with the run; the factory itself is given to Run
   std::string reference = "auto";               // the judge's reference (auto, native, python): recorded, so a resumed run checks alike
   std::filesystem::path extensions_file;        // read back from a recorded run (the task's own extensions file is recorded)
+  bool baseline_torch = false;                  // T_b measured through the oracle (cached on disk, so a resumed run reads the same)
   std::map<std::string, double> baseline_ns;    // T_b by workload uuid for the SOL score: recorded, so a resumed run scores alike
   std::optional<double> max_cost_usd;           // language models' spend at which the run stops; nullopt: no limit
   std::string llm_config;                       // the LLM team's configuration (JSON, no keys in it), so a resumed run asks the same models

@@ -15,6 +15,7 @@
 
 #include "common/hash.h"
 #include "common/parallel.h"
+#include "judge/baseline_cache.h"
 #include "judge/build_cache.h"
 #include "judge/comparison.h"
 #ifdef KERNELARC_HAVE_CUDA
@@ -814,6 +815,18 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // function is taken off, as the judge takes its per-call cost off a candidate. A failure leaves the score unknown.
         // Tried once per workload: a failure is not tried again on every later round (an empty source marks it).
         if (options_.torch_baseline && oracle_ && !baselines_.contains(workload->uuid) && !baseline_sources_.contains(workload->uuid)) {
+          if (oracle_torch_.empty()) oracle_torch_ = reference_session.worker.request({{"op", "hello"}}, deadline).body.value("torch", "?");
+          const BaselineKey key{task_.content_hash, workload->uuid, options_.device, peaks_.name, oracle_torch_, options_.warmup,
+                                options_.iterations, options_.flush_bytes};
+          const BaselineCache cache(options_.compiler.cache_directory.empty() ? default_cache_directory() / "baselines"
+                                                                               : options_.compiler.cache_directory / "baselines");
+          if (const auto cached = cache.find(key)) {
+            baselines_[workload->uuid] = row.baseline_ns.emplace(cached->ns);
+            baseline_sources_[workload->uuid] = row.baseline_source = cached->source;
+            say(fmt::format("  T_b {:.3f} us ({}, measured earlier with torch {}: {})", cached->ns / 1e3, cached->source, oracle_torch_,
+                            (cache.directory() / (key.hash() + ".json")).string()));
+            return std::nullopt;
+          }
           const auto timing_baseline = phases.measure("baseline");
           json request = json::parse(reference_call);
           request.update({{"op", "time"}, {"warmup", options_.warmup}, {"iterations", options_.iterations}, {"flush_bytes", options_.flush_bytes}});
@@ -828,6 +841,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             const bool compile_wins = compiled && *compiled < *eager;
             baselines_[workload->uuid] = compile_wins ? *compiled : *eager;
             baseline_sources_[workload->uuid] = compile_wins ? "torch.compile" : "torch eager";
+            cache.store(key, {baselines_[workload->uuid], baseline_sources_[workload->uuid]});
             say(fmt::format("  T_b {:.3f} us ({}, {}; eager {:.3f} us, torch.compile {})", baselines_[workload->uuid] / 1e3,
                             baseline_sources_[workload->uuid], reply.body.value("timer", std::string("?")), *eager / 1e3,
                             compiled ? fmt::format("{:.3f} us", *compiled / 1e3) : reply.body.value("compile_why", std::string("-"))));

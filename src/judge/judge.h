@@ -36,7 +36,8 @@ struct JudgeOptions {
   std::string reference = "auto";
   // T_b where none was given: the PyTorch reference timed through the oracle (eager, and torch.compile where that torch
   // has it; the faster), with this protocol's warm-up, iterations and flush, at the workload's first round. Needs the
-  // PyTorch reference (reference "python", or "auto" on a task without a native one); the CPU only for now.
+  // PyTorch reference (reference "python", or "auto" on a task without a native one). Kept in the cache folder's
+  // baselines/ per task content, workload, device, torch version and protocol: measured once, then read back.
   bool torch_baseline = false;
   std::chrono::milliseconds call_timeout{10000};
   std::uint64_t seed = 0;             // 0: a fresh secret seed per judge
@@ -105,6 +106,7 @@ class Judge {
   std::unique_ptr<Session> oracle_session_;  // one oracle for every candidate: starting python and torch takes seconds
   std::map<std::string, double> baselines_;
   std::map<std::string, std::string> baseline_sources_;  // by workload: "torch eager", "torch.compile", empty when measuring failed
+  std::string oracle_torch_;                  // the oracle's torch version: part of a cached T_b's key
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
   std::map<std::string, std::vector<std::shared_ptr<const Round>>> unseen_rounds_;  // the same for the calls on new inputs
   std::size_t cached_round_bytes_ = 0;

@@ -197,6 +197,21 @@ TEST_F(OracleJudgeTest, TheTorchBaselineGivesEveryWorkloadAScore) {
     EXPECT_EQ(again.workloads[i].baseline_source, first.workloads[i].baseline_source);
   }
   EXPECT_FALSE(again.phase_seconds.contains("baseline")) << "no second measurement";
+  // Another judge (another process, a resumed run) reads the T_b this one measured from the cache folder.
+  Judge later(task, timed, peaks());
+  const auto read_back = later.evaluate(test_candidate("rmsnorm_bf16"));
+  ASSERT_EQ(read_back.workloads.size(), 3u);
+  for (std::size_t i = 0; i < read_back.workloads.size(); ++i) {
+    ASSERT_TRUE(read_back.workloads[i].baseline_ns) << read_back.workloads[i].uuid;
+    EXPECT_EQ(*read_back.workloads[i].baseline_ns, *first.workloads[i].baseline_ns) << "read back, not measured again";
+    EXPECT_EQ(read_back.workloads[i].baseline_source, first.workloads[i].baseline_source);
+  }
+  EXPECT_FALSE(read_back.phase_seconds.contains("baseline")) << "no measurement in the later judge";
+  // A different protocol is a different baseline: measured anew.
+  auto longer = timed;
+  longer.iterations = 4;
+  Judge other(task, longer, peaks());
+  EXPECT_TRUE(other.evaluate(test_candidate("rmsnorm_bf16")).phase_seconds.contains("baseline"));
 }
 
 TEST_F(OracleJudgeTest, BuiltinTasksGetTheSameVerdictsThroughTheirNativeAndTheirPyTorchReferences) {
