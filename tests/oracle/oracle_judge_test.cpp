@@ -138,6 +138,24 @@ TEST_F(OracleJudgeTest, AReferenceWhoseProcessDiesIsInvalidReferenceAndAFreshOra
   EXPECT_EQ(status_name(judge.evaluate(test_candidate("copy_rows")).workloads[2].status), "PASSED");
 }
 
+// Every field of the benchmark's format in one hand-written problem (hf_id, const, var and expr axes, constraints, inputs
+// made by name, a scalar, a safetensors file, every tolerance field), judged through its PyTorch reference; the same
+// candidate without the file's shift is rejected, so the file's values reach the reference and the candidate alike.
+TEST_F(OracleJudgeTest, EveryFieldOfTheFormatIncludingASafetensorsInput) {
+  const auto task = problem("layer_norm_shift");
+  EXPECT_EQ(task.definition.hf_id, "kernelarc/test-only");
+  ASSERT_EQ(task.workloads.size(), 3u);
+  EXPECT_EQ(task.workloads[0].tolerance.required_matched_ratio, 1.0);
+  Judge judge(task, options("python"), peaks());
+  const auto honest = judge.evaluate(test_candidate("layer_norm_shift"));
+  EXPECT_TRUE(honest.passed()) << describe(honest);
+  auto unshifted = test_candidate("layer_norm_shift");
+  unshifted.knobs["NO_SHIFT"] = 1;
+  const auto wrong = judge.evaluate(unshifted);
+  ASSERT_EQ(wrong.workloads.size(), 3u);
+  for (const auto& row : wrong.workloads) EXPECT_EQ(status_name(row.status), "INCORRECT_NUMERICAL") << describe(wrong);
+}
+
 // Custom inputs, as SOL-ExecBench makes them: the problem's custom_inputs_entrypoint, in its PyTorch reference, makes the
 // indices (random int64 would index outside the table, and the candidate fails on such an index); the candidate gets the
 // same tensors as the reference. A function that makes the wrong dtype is the reference's fault, said with what it made.
