@@ -242,8 +242,10 @@ class Oracle:
         torch.compile; each call after a write of flush_bytes (the judge's cache flush), timed in this process."""
         torch = self.torch
         arguments = self.arguments(request)
-        flush = torch.zeros(max(int(request.get("flush_bytes", 0)) // 4, 1), dtype=torch.float32,
-                            device=self.device if self.gpu else "cpu")
+        flush_bytes = int(request.get("flush_bytes", 0))
+        if self.gpu:  # as the GPU worker flushes: at least twice the device's L2
+            flush_bytes = max(flush_bytes, 2 * torch.cuda.get_device_properties(self.device).L2_cache_size)
+        flush = torch.zeros(max(flush_bytes // 4, 1), dtype=torch.float32, device=self.device if self.gpu else "cpu")
         warmup, iterations = int(request.get("warmup", 10)), int(request.get("iterations", 50))
         timer = "host clock"
 

@@ -738,7 +738,6 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return std::nullopt;
       };
 
-      // A round: inputs generated from a seed, then the reference's outputs on its own copy of them.
       // SOL-ExecBench's custom inputs: the reference's custom_inputs_entrypoint(axes_and_scalars, device), seeded, run by the
       // oracle, which writes each tensor into the reference's slot after checking its dtype and shape.
       const auto make_custom_inputs = [&](Session& session, const SharedBuffer& buf, const Layout& lay, const std::vector<std::size_t>& which,
@@ -760,6 +759,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         if (reply.outcome != ReplyOutcome::refused) session.ready = false;
         return Failure{Status::invalid_reference, fmt::format("custom inputs: {}{}", reply.description, session.tail())};
       };
+      // A round: inputs generated from a seed, then the reference's outputs on its own copy of them.
       const auto make_round = [&](std::uint64_t round_seed, std::shared_ptr<const Round>& made) -> std::optional<Failure> {
         auto fresh = std::make_shared<Round>();
         std::vector<std::size_t> custom_inputs;  // made by the definition's custom_inputs_entrypoint, in the oracle
@@ -811,8 +811,9 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
             return Failure{Status::invalid_reference, *problem};
         made = fresh;
         // T_b, once per workload, on the inputs the oracle has just been given: it times its own calls (eager, then
-        // torch.compile where it exists), each after a flush of the judge's size, and the cost of calling an empty Python
-        // function is taken off, as the judge takes its per-call cost off a candidate. A failure leaves the score unknown.
+        // torch.compile where it exists), each after a flush of the judge's size; on the CPU the cost of calling an empty
+        // Python function is taken off, as the judge takes its per-call cost off a candidate; on a GPU each call is its
+        // kernel span. Kept in the cache folder, read back by later judges. A failure leaves the score unknown.
         // Tried once per workload: a failure is not tried again on every later round (an empty source marks it).
         if (options_.torch_baseline && oracle_ && !baselines_.contains(workload->uuid) && !baseline_sources_.contains(workload->uuid)) {
           if (oracle_torch_.empty()) oracle_torch_ = reference_session.worker.request({{"op", "hello"}}, deadline).body.value("torch", "?");
