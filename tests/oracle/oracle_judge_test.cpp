@@ -207,24 +207,20 @@ TEST_F(OracleJudgeTest, TheTorchBaselineGivesEveryWorkloadAScore) {
     EXPECT_GT(*row.score, 0.0) << row.uuid;
     EXPECT_LE(*row.score, 1.0) << row.uuid;
   }
-  const auto again = judge.evaluate(test_candidate("rmsnorm_bf16"));
-  ASSERT_EQ(again.workloads.size(), 3u);
-  for (std::size_t i = 0; i < again.workloads.size(); ++i) {
-    ASSERT_TRUE(again.workloads[i].baseline_ns) << again.workloads[i].uuid;
-    EXPECT_EQ(*again.workloads[i].baseline_ns, *first.workloads[i].baseline_ns) << "measured once per workload";
-    EXPECT_EQ(again.workloads[i].baseline_source, first.workloads[i].baseline_source);
-  }
-  EXPECT_FALSE(again.phase_seconds.contains("baseline")) << "no second measurement";
+  // The same T_b as the first evaluation's, and no measurement in this one.
+  const auto expect_first_baselines = [&](const CandidateVerdict& later, const char* why) {
+    ASSERT_EQ(later.workloads.size(), first.workloads.size());
+    for (std::size_t i = 0; i < later.workloads.size(); ++i) {
+      ASSERT_TRUE(later.workloads[i].baseline_ns) << later.workloads[i].uuid;
+      EXPECT_EQ(*later.workloads[i].baseline_ns, *first.workloads[i].baseline_ns) << why;
+      EXPECT_EQ(later.workloads[i].baseline_source, first.workloads[i].baseline_source);
+    }
+    EXPECT_FALSE(later.phase_seconds.contains("baseline")) << why;
+  };
+  expect_first_baselines(judge.evaluate(test_candidate("rmsnorm_bf16")), "measured once per workload");
   // Another judge (another process, a resumed run) reads the T_b this one measured from the cache folder.
   Judge later(task, timed, peaks());
-  const auto read_back = later.evaluate(test_candidate("rmsnorm_bf16"));
-  ASSERT_EQ(read_back.workloads.size(), 3u);
-  for (std::size_t i = 0; i < read_back.workloads.size(); ++i) {
-    ASSERT_TRUE(read_back.workloads[i].baseline_ns) << read_back.workloads[i].uuid;
-    EXPECT_EQ(*read_back.workloads[i].baseline_ns, *first.workloads[i].baseline_ns) << "read back, not measured again";
-    EXPECT_EQ(read_back.workloads[i].baseline_source, first.workloads[i].baseline_source);
-  }
-  EXPECT_FALSE(read_back.phase_seconds.contains("baseline")) << "no measurement in the later judge";
+  expect_first_baselines(later.evaluate(test_candidate("rmsnorm_bf16")), "read back from the cache, not measured again");
   // A different protocol is a different baseline: measured anew.
   auto longer = timed;
   longer.iterations = 4;
