@@ -235,7 +235,7 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
   const cuda::CudaCompiler compiler(options);
   constexpr int kRandomConfigurations = 5;
   int kernel_templates = 0, kernel_builds = 0, knob_values = 0, library_builds = 0;
-  for (const char* name : {"softmax", "add_rmsnorm", "matmul"}) {
+  for (const char* name : {"softmax", "add_rmsnorm", "matmul", "swiglu"}) {
     const auto task = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / name);
     ASSERT_TRUE(task.definition.native_reference.count("cuda")) << name;
     const auto reference = compiler.build_library({read_text_file(task.definition.native_reference.at("cuda")), {}, {}});
@@ -269,8 +269,8 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
     }
     EXPECT_TRUE(has_kernel_form && has_full_form) << name << " needs a CUDA template in both forms";
   }
-  EXPECT_EQ(library_builds, 6);
-  EXPECT_EQ(kernel_templates, 3);
+  EXPECT_EQ(library_builds, 8);
+  EXPECT_EQ(kernel_templates, 4);
   EXPECT_GE(knob_values, kernel_templates * 2 * 2) << "each kernel template has knobs with at least two values";
   EXPECT_EQ(kernel_builds, knob_values + kernel_templates * kRandomConfigurations);
   fs::remove_all(pattern);

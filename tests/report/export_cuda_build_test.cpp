@@ -32,7 +32,7 @@ TEST(ExportCudaBuildTest, EveryBuiltInCudaTemplateExportsToASourceThatBuilds) {
   options.cache_directory = directory.path() / "cache";
   const judge::cuda::CudaCompiler compiler(options);
   int kernel_only = 0;
-  for (const char* name : {"softmax", "add_rmsnorm", "matmul"}) {
+  for (const char* name : {"softmax", "add_rmsnorm", "matmul", "swiglu"}) {
     const auto task = task::load_task(fs::path(KERNELARC_TASKS) / name);
     for (const auto& tmpl : task.definition.templates) {
       if (tmpl.device != "cuda") continue;
@@ -54,7 +54,7 @@ TEST(ExportCudaBuildTest, EveryBuiltInCudaTemplateExportsToASourceThatBuilds) {
         if (file["path"] == "kernel.cu") expect_builds_with_entry_point(compiler, file["content"].get<std::string>(), "solution kernel.cu");
     }
   }
-  EXPECT_EQ(kernel_only, 3);
+  EXPECT_EQ(kernel_only, 4);
 }
 
 // Every axis kind and dynamic shared memory in one generated launcher (the built-in templates have neither).

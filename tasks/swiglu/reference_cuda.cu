@@ -1,0 +1,24 @@
+// Native CUDA reference for SwiGLU: one thread per output element, float32 math with the exact expf, as the PyTorch
+// reference computes silu(gate) * up in float32 before rounding to bfloat16.
+#include <kernelarc/candidate_abi.h>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+__global__ void swiglu_reference(const __nv_bfloat16* gate_up, __nv_bfloat16* out, long long tokens, long long inter) {
+  const long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= tokens * inter) return;
+  const long long row = e / inter, col = e % inter;
+  const float gate = __bfloat162float(gate_up[row * 2 * inter + col]);
+  const float up = __bfloat162float(gate_up[row * 2 * inter + inter + col]);
+  out[e] = __float2bfloat16(gate / (1.0f + expf(-gate)) * up);
+}
+
+KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
+  (void)num_inputs, (void)num_outputs;
+  const long long tokens = inputs[0]->shape[0], inter = outputs[0]->shape[1];
+  if (tokens * inter == 0) return 0;
+  swiglu_reference<<<static_cast<unsigned>((tokens * inter + 255) / 256), 256, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<const __nv_bfloat16*>(inputs[0]->data), static_cast<__nv_bfloat16*>(outputs[0]->data), tokens, inter);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
