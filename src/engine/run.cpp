@@ -292,9 +292,15 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   }
   for (std::size_t i = 0; i < st.summary.agents.size(); ++i)
     if (st.summary.agents[i].name == proposer) st.feedback[i] = feedback_for(hypothesis, outcome, measured, verdict, incumbent_ns);
-  if (progress_)
-    progress_(fmt::format("  [{}/{}] {} {}: {} ({})", st.summary.judged, options_.budget, proposer, source.name, verdict_name(decision),
-                          measured.passed ? fmt::format("{:.2f} us", measured.time_ns / 1e3) : measured.reason));
+  if (progress_) {
+    // A second measurement that kept a faster candidate out says what it saw: its time and its spread decided.
+    const std::string second = measured_again ? fmt::format("; measured again {} us, spread {:.0f}% against {:.0f}% first",
+                                                            measured_again->passed ? fmt::format("{:.2f}", measured_again->time_ns / 1e3) : "-",
+                                                            100 * measured_again->spread, 100 * measured.spread)
+                                              : "";
+    progress_(fmt::format("  [{}/{}] {} {}: {} ({}{})", st.summary.judged, options_.budget, proposer, source.name, verdict_name(decision),
+                          measured.passed ? fmt::format("{:.2f} us", measured.time_ns / 1e3) : measured.reason, second));
+  }
   tell_snapshot();
   return decision;
 }
