@@ -304,7 +304,7 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   command->add_flag("--no-held-out", args->no_held_out, "Skip the held-out workloads");
   command->add_option("--workload", args->workloads, "Judge only this workload (by uuid; repeatable)");
   command->add_flag("--correctness-only", args->correctness_only, "Check without timing");
-  command->add_option("--extensions", args->extensions, "A JSON file read as the task definition's \"kernelarc\" section (templates, roofline, native references, held-out workloads): KernelArc's additions to a problem that is not to be edited (docs/SOL_EXECBENCH.md)")->check(CLI::ExistingFile);
+  command->add_option("--extensions", args->extensions, kExtensionsHelp)->check(CLI::ExistingFile);
   command->add_option("--reference", args->reference,
                       "auto (a native reference, else the PyTorch one), native, or python (the task's PyTorch reference, "
                       "run by python/kernelarc_oracle.py with $KERNELARC_PYTHON, default /usr/bin/python3)")

@@ -15,6 +15,11 @@ namespace kernelarc::cli {
 // $KERNELARC_TASKS_DIR, else the tasks/ folder of the source tree this binary was built from.
 std::filesystem::path builtin_tasks_directory();
 
+// The help of --extensions, for the commands that load a task with it.
+inline constexpr const char* kExtensionsHelp =
+    "A JSON file read as the task definition's \"kernelarc\" section (templates, roofline, native references, held-out workloads): "
+    "KernelArc's additions to a problem that is not to be edited (docs/SOL_EXECBENCH.md)";
+
 // A path to a task directory, or the name of a built-in task.
 task::Task load_task_argument(const std::string& argument, const std::string& extensions = "");
 

@@ -259,7 +259,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
   command->add_option("--brain", args->brain, "search (the built-in knob search), random (uniform samples, a control) or llm (language models)")
       ->capture_default_str();
-  auto* extensions_option = command->add_option("--extensions", args->extensions, "A JSON file read as the task definition's \"kernelarc\" section (templates, roofline, native references, held-out workloads): KernelArc's additions to a problem that is not to be edited (docs/SOL_EXECBENCH.md)")->check(CLI::ExistingFile);
+  auto* extensions_option = command->add_option("--extensions", args->extensions, kExtensionsHelp)->check(CLI::ExistingFile);
   extensions_option->excludes(resume_option);
   command->add_option("--reference", args->reference,
                       "auto (a native reference, else the PyTorch one), native, or python (the task's PyTorch reference through "
