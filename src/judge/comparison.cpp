@@ -171,13 +171,22 @@ Comparison compare_output(const std::string& name, task::DType dtype, const std:
 std::optional<std::string> reference_output_problem(const std::string& name, task::DType dtype,
                                                     const std::vector<std::int64_t>& shape, const std::byte* values,
                                                     const task::Tolerance& tolerance) {
-  const auto data = task::to_float32(dtype, values, task::element_count(shape));
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    const float v = data[i];
-    if (std::isnan(v) || (std::isinf(v) && !(tolerance.allow_negative_inf && v < 0)))
-      return fmt::format("reference output '{}' has {} at {}", name, std::isnan(v) ? "NaN" : "Inf",
-                         format_index(static_cast<std::int64_t>(i), shape, task::values_per_element(dtype)));
-  }
+  const std::int64_t count = task::element_count(shape);
+  const int per_element = task::values_per_element(dtype);
+  // The first bad value of each chunk (its index, and whether it is a NaN), read in chunks over the machine's cores.
+  std::vector<std::pair<std::int64_t, bool>> first_bad(static_cast<std::size_t>((count + kChunkElements - 1) / kChunkElements), {-1, false});
+  common::for_each_chunk(count, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
+    const auto data = task::to_float32(dtype, values + static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8, end - begin);
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      const float v = data[i];
+      if (std::isnan(v) || (std::isinf(v) && !(tolerance.allow_negative_inf && v < 0))) {
+        first_bad[static_cast<std::size_t>(index)] = {begin * per_element + static_cast<std::int64_t>(i), std::isnan(v)};
+        return;
+      }
+    }
+  });
+  for (const auto& [at, nan] : first_bad)
+    if (at >= 0) return fmt::format("reference output '{}' has {} at {}", name, nan ? "NaN" : "Inf", format_index(at, shape, per_element));
   return std::nullopt;
 }
 

@@ -35,4 +35,9 @@ const char* profile_name(ValueProfile profile);
 std::vector<std::byte> generate_input(const task::TensorSpec& spec, const std::vector<std::int64_t>& shape,
                                       const task::InputSource& source, std::uint64_t seed);
 
+// The same bytes written to `destination` (storage_bytes of the shape), without a copy: the judge writes each input
+// straight into its round's image.
+void generate_input_into(const task::TensorSpec& spec, const std::vector<std::int64_t>& shape, const task::InputSource& source,
+                         std::uint64_t seed, std::byte* destination);
+
 }  // namespace kernelarc::judge

@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <ranges>
@@ -147,9 +150,11 @@ json launch_request(const task::Task& task, const task::ResolvedWorkload& resolv
   if (!candidate.launch) throw std::runtime_error("a kernel-only candidate needs its launch geometry");
   task::Bindings names = resolved.axes;
   for (const auto& [knob, value] : candidate.knobs) names[knob] = static_cast<double>(value);
-  const auto dimensions = [&](const std::vector<task::Expression>& expressions, std::int64_t limit) {
+  // Each dimension within CUDA's limit for it (x, y, z).
+  const auto dimensions = [&](const std::vector<task::Expression>& expressions, std::array<std::int64_t, 3> limits) {
     std::vector<std::int64_t> values;
     for (const auto& expression : expressions) {
+      const auto limit = limits[std::min<std::size_t>(values.size(), 2)];
       const auto value = expression.evaluate_integer(names);
       if (value < 1 || value > limit)
         throw std::runtime_error(fmt::format("\"{}\" is {} (expected 1 to {})", expression.text(), value, limit));
@@ -158,7 +163,10 @@ json launch_request(const task::Task& task, const task::ResolvedWorkload& resolv
     return values;
   };
   const auto& launch = *candidate.launch;
-  json request{{"grid", dimensions(launch.grid, 2147483647)}, {"block", dimensions(launch.block, 1024)}, {"arguments", json::array()}};
+  const auto block = dimensions(launch.block, {1024, 1024, 64});
+  if (const auto threads = std::accumulate(block.begin(), block.end(), std::int64_t{1}, std::multiplies<>()); threads > 1024)
+    throw std::runtime_error(fmt::format("the block has {} threads (at most 1024)", threads));
+  json request{{"grid", dimensions(launch.grid, {2147483647, 65535, 65535})}, {"block", block}, {"arguments", json::array()}};
   request["shared_bytes"] = launch.shared_bytes ? launch.shared_bytes->evaluate_integer(names) : 0;
   for (const auto& axis : task.definition.axes)
     if (axis.kind == task::AxisKind::variable) request["arguments"].push_back(static_cast<std::int64_t>(resolved.axes.at(axis.name)));
@@ -272,12 +280,11 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   if (options_.seed == 0) options_.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   if (options_.worker_executable.empty()) options_.worker_executable = current_executable();
   if (options_.flush_bytes == 0) options_.flush_bytes = default_flush_bytes();
-  const auto memory_share = [] {
-    const auto memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    return std::min<std::size_t>(memory / 8, std::size_t{4} << 30);
-  };
-  if (options_.round_cache_bytes == 0) options_.round_cache_bytes = memory_share();
-  if (options_.buffer_cache_bytes == 0) options_.buffer_cache_bytes = memory_share();
+  // A quarter of the memory for rounds, an eighth for buffers: a 128 GiB GPU host keeps every round of a family task
+  // with 32k-token workloads (about 26 GB), so later candidates skip input generation and the reference.
+  const auto memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  if (options_.round_cache_bytes == 0) options_.round_cache_bytes = memory / 4;
+  if (options_.buffer_cache_bytes == 0) options_.buffer_cache_bytes = memory / 8;
   if (options_.rounds < 1 || options_.iterations < 1 || options_.warmup < 0)
     throw std::invalid_argument("the judge needs at least one round and one timed iteration");
   fs::path base = options_.scratch_directory;
@@ -768,7 +775,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         try {
           const auto generating = phases.measure("inputs");
           fresh->slot_image.resize(layout.slot_bytes);
-          for (std::size_t at = 0; at < layout.slot_bytes; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
+          // Guard bytes between and after the inputs (the inputs themselves are written below).
+          for (std::size_t i = 0; i <= def.inputs.size(); ++i) {
+            const std::size_t from = i == 0 ? 0 : layout.input_offsets[i - 1] + layout.input_bytes[i - 1];
+            const std::size_t to = i < def.inputs.size() ? layout.input_offsets[i] : layout.slot_bytes;
+            for (std::size_t at = from; at < to; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
+          }
           for (std::size_t i = 0; i < def.inputs.size(); ++i) {
             const auto source_it = workload->inputs.find(def.inputs[i].name);
             const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
@@ -777,8 +789,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
               custom_inputs.push_back(i);
               continue;
             }
-            const auto bytes = generate_input(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i));
-            std::memcpy(fresh->slot_image.data() + layout.input_offsets[i], bytes.data(), bytes.size());
+            generate_input_into(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i),
+                                fresh->slot_image.data() + layout.input_offsets[i]);
           }
         } catch (const std::exception& error) {
           return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
@@ -903,12 +915,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           if (auto failure = call(candidate_session, 0, false, nullptr, nullptr, nullptr, again)) return failure;
           if (auto failure = check_output_guards(buffer, layout)) return failure;
           if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonSecond)) return failure;
-          const auto second = outputs_of(buffer, layout);
           for (std::size_t i = 0; i < def.outputs.size(); ++i)
             if (auto difference = [&] {
                   const auto checking = phases.measure("checks");
+                  const std::byte* second = buffer.data() + layout.output_base() + layout.output_offsets[i];
                   return nondeterminism(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i], first[i].data(),
-                                        second[i].data(), workload->tolerance);
+                                        second, workload->tolerance);
                 }())
               return Failure{Status::reward_hack, "nondeterministic: " + *difference};
         }

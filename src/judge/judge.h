@@ -52,10 +52,10 @@ struct JudgeOptions {
   // beats; more for measured CPU peaks, which a kernel vectorised better than the probe can beat.
   double roofline_margin = 1.0;
   // Inputs and reference outputs of every round are kept for the next candidate (the same seed gives the same inputs),
-  // up to this many bytes: a warm candidate skips input generation and the reference. 0: a share of the machine's memory.
+  // up to this many bytes: a warm candidate skips input generation and the reference. 0: a quarter of the machine's memory.
   std::size_t round_cache_bytes = 0;
   // Each workload's shared buffers are kept for the next candidate up to this many bytes: making one zero-fills its
-  // pages. 0: the same share of the machine's memory as the rounds.
+  // pages. 0: an eighth of the machine's memory.
   std::size_t buffer_cache_bytes = 0;
   CompilerOptions compiler;
 };

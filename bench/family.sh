@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The task family's benchmark (issue 7), rerunnable on any machine with an NVIDIA GPU, PyTorch and a built kernelarc:
+#
+#   bench/family.sh OUT_DIR [TASK...]
+#
+# For each task (default: the whole family), in one go: torch eager and torch.compile re-measured per workload
+# (bench/torch_baselines.py: kernel spans after an L2 flush), then a `kernelarc run` with the built-in search brain
+# scored against the faster of the two, then OUT_DIR/TASK.json (bench/family_table.py summarize). Last, the tables of
+# every TASK.json in OUT_DIR: OUT_DIR/family.md, and docs/BENCHMARKS.md's family section when WRITE_DOCS=1. A task
+# whose results are already in OUT_DIR is measured again; tasks measured in separate calls land in one table.
+#
+# Settings (environment): KERNELARC (build/kernelarc), DEVICE (cuda:0), AGENTS (4), BUDGET (48 candidates),
+# TIME_LIMIT (8m per task's run), SEED (1), PYTHON (python3, with torch and CUDA).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:?usage: bench/family.sh OUT_DIR [TASK...]}
+shift
+tasks=("$@")
+[[ ${#tasks[@]} -gt 0 ]] || tasks=(softmax_bf16 fused_add_rmsnorm post_rmsnorm layernorm swiglu gelu_tanh_mul rotary qk_rmsnorm)
+kernelarc=${KERNELARC:-build/kernelarc}
+device=${DEVICE:-cuda:0} agents=${AGENTS:-4} budget=${BUDGET:-48} time_limit=${TIME_LIMIT:-8m} seed=${SEED:-1}
+python=${PYTHON:-python3}
+mkdir -p "$out" && out=$(cd "$out" && pwd) && mkdir -p "$out/baselines" "$out/runs" "$out/stores"
+
+# The GPU, its driver and its clocks now: each task's line says what the run saw.
+device_line() {
+  local gpu
+  gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null | head -n 1) ||
+    gpu="no nvidia-smi"
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $gpu (name, driver, SM clock, max SM clock, memory clock, temperature)"
+}
+
+for task in "${tasks[@]}"; do
+  echo "== $task: torch eager and torch.compile per workload"
+  "$python" bench/torch_baselines.py "$out/baselines" "$task" > "$out/baselines/$task.log" 2>&1 || {
+    tail -n 20 "$out/baselines/$task.log"
+    echo "$task: no torch baselines, skipped"
+    continue
+  }
+  tail -n 2 "$out/baselines/$task.log"
+  before=$(device_line)
+  command="kernelarc run $task --device $device --agents $agents --budget $budget --time-limit $time_limit --seed $seed --baseline-file $task-baseline.json"
+  echo "== $task: $command"
+  rm -f "$out/stores/$task.db"
+  "$kernelarc" run "$task" --device "$device" --agents "$agents" --budget "$budget" --time-limit "$time_limit" --seed "$seed" \
+    --baseline-file "$out/baselines/$task-baseline.json" --store "$out/stores/$task.db" --json \
+    > "$out/runs/$task.json" 2> "$out/runs/$task.log" || true
+  tail -n 3 "$out/runs/$task.log"
+  echo "before the run: $before; after: $(device_line)" > "$out/runs/$task-device.txt"
+  "$python" bench/family_table.py summarize "$out/stores/$task.db" "$out/runs/$task.json" "$out/baselines/$task-torch.json" \
+    "$out/runs/$task-device.txt" "$command" > "$out/$task.json" || { echo "$task: no summary (see runs/$task.log)"; rm -f "$out/$task.json"; }
+done
+
+summaries=()
+for summary in "$out"/*.json; do [[ -e $summary ]] && summaries+=("$summary"); done
+if [[ ${#summaries[@]} -gt 0 ]]; then
+  write=()
+  [[ ${WRITE_DOCS:-0} == 1 ]] && write=(--write docs/BENCHMARKS.md)
+  "$python" bench/family_table.py tables "${write[@]}" "${summaries[@]}" > "$out/family.md"
+  cat "$out/family.md"
+fi
