@@ -1,11 +1,10 @@
 // kernelarc tasks: the built-in task library.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/task_table.h"
+#include "task/task_library.h"
 
 namespace kernelarc::cli {
 
@@ -18,10 +17,7 @@ int list_tasks(bool json_output) {
     fmt::print(stderr, "kernelarc tasks: no task library at {} (set KERNELARC_TASKS_DIR)\n", root.string());
     return kExitUsage;
   }
-  std::vector<fs::path> directories;
-  for (const auto& entry : fs::directory_iterator(root))
-    if (entry.is_directory() && fs::exists(entry.path() / "definition.json")) directories.push_back(entry.path());
-  std::sort(directories.begin(), directories.end());
+  const auto directories = task::task_directories(root);
   const int broken = print_task_table(directories, json_output, "tasks");
   return broken ? kExitFailed : kExitOk;
 }

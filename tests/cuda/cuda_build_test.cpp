@@ -18,6 +18,7 @@
 #include "judge/cuda/cuda_driver.h"
 #include "judge/cuda/resource_usage.h"
 #include "task/task.h"
+#include "task/task_library.h"
 
 namespace {
 
@@ -235,8 +236,11 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
   const cuda::CudaCompiler compiler(options);
   constexpr int kRandomConfigurations = 5;
   int kernel_templates = 0, kernel_builds = 0, knob_values = 0, library_builds = 0;
-  for (const char* name : {"softmax", "add_rmsnorm", "matmul", "swiglu"}) {
-    const auto task = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / name);
+  const auto directories = kernelarc::task::task_directories(KERNELARC_TASKS);
+  ASSERT_GE(directories.size(), 4u);
+  for (const auto& directory : directories) {
+    const std::string name = directory.filename().string();
+    const auto task = kernelarc::task::load_task(directory);
     ASSERT_TRUE(task.definition.native_reference.count("cuda")) << name;
     const auto reference = compiler.build_library({read_text_file(task.definition.native_reference.at("cuda")), {}, {}});
     EXPECT_TRUE(reference.ok) << name << " reference:\n" << reference.diagnostics;
@@ -269,8 +273,9 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
     }
     EXPECT_TRUE(has_kernel_form && has_full_form) << name << " needs a CUDA template in both forms";
   }
-  EXPECT_EQ(library_builds, 8);
-  EXPECT_EQ(kernel_templates, 4);
+  // Each task: its CUDA reference and at least one template in each form.
+  EXPECT_GE(library_builds, 2 * static_cast<int>(directories.size()));
+  EXPECT_GE(kernel_templates, static_cast<int>(directories.size()));
   EXPECT_GE(knob_values, kernel_templates * 2 * 2) << "each kernel template has knobs with at least two values";
   EXPECT_EQ(kernel_builds, knob_values + kernel_templates * kRandomConfigurations);
   fs::remove_all(pattern);

@@ -1,9 +1,12 @@
 #include "task/task.h"
+#include "task/task_library.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -125,36 +128,64 @@ class TaskLoaderTest : public ::testing::Test {
 // ---- the built-in tasks ----
 
 TEST_F(TaskLoaderTest, EveryBuiltInTaskLoads) {
-  int loaded = 0;
-  for (const char* name : {"softmax", "add_rmsnorm", "matmul"}) {
+  const auto directories = task_directories(kTasks);
+  ASSERT_GE(directories.size(), 4u);
+  for (const auto& directory : directories) {
+    const std::string name = directory.filename().string();
     SCOPED_TRACE(name);
     Task task;
-    ASSERT_NO_THROW(task = load_task(kTasks / name));
+    ASSERT_NO_THROW(task = load_task(directory));
     EXPECT_EQ(task.definition.name, name);
     EXPECT_FALSE(task.workloads.empty());
     EXPECT_FALSE(task.content_hash.empty());
+    EXPECT_FALSE(task.definition.reference.empty()) << "a PyTorch reference";
     EXPECT_FALSE(task.definition.native_reference.empty());
     EXPECT_TRUE(fs::is_regular_file(task.definition.native_reference.at("cpu")));
     EXPECT_TRUE(fs::is_regular_file(task.definition.native_reference.at("cuda")));
-    // One CPU template, and CUDA templates in both forms (kernel-only with launch geometry, full source).
+    // A CPU template, and CUDA templates in both forms (kernel-only with launch geometry, full source).
     const auto count = [&](const std::string& device, TemplateForm form) {
       return std::count_if(task.definition.templates.begin(), task.definition.templates.end(),
                            [&](const Template& t) { return t.device == device && t.form == form; });
     };
-    EXPECT_EQ(count("cpu", TemplateForm::full), 1);
+    EXPECT_GE(count("cpu", TemplateForm::full), 1);
     EXPECT_EQ(count("cuda", TemplateForm::full), 1);
-    EXPECT_EQ(count("cuda", TemplateForm::kernel), 1);
-    for (const auto& t : task.definition.templates)
+    EXPECT_GE(count("cuda", TemplateForm::kernel), 1);
+    for (const auto& t : task.definition.templates) {
       if (t.form == TemplateForm::kernel) EXPECT_TRUE(t.launch.has_value()) << t.name;
-    EXPECT_FALSE(task.workloads.front().held_out);
-    EXPECT_TRUE(task.workloads.back().held_out);
+      for (const auto& knob : t.knobs) EXPECT_FALSE(knob.strategy.empty()) << t.name << " " << knob.name << " names the strategy that owns it";
+    }
+    const auto held_out = std::count_if(task.workloads.begin(), task.workloads.end(), [](const Workload& w) { return w.held_out; });
+    EXPECT_GE(held_out, 1);
+    EXPECT_LT(held_out, static_cast<long>(task.workloads.size()));
     for (const auto& workload : task.workloads) EXPECT_NO_THROW(resolve_workload(task, workload));
-    ++loaded;
   }
-  EXPECT_EQ(loaded, 3);
-  // Every task directory under tasks/ loads, not only the three named above.
-  for (const auto& entry : fs::directory_iterator(kTasks))
-    if (entry.is_directory()) EXPECT_NO_THROW(load_task(entry.path())) << entry.path();
+}
+
+// Issue 7's family: real-model sizes from one token to 32k, at least 12 workloads, no tensor over 256 Mi elements (a
+// round of inputs and reference outputs stays near 1 GB, so the judge's round cache holds every round of a task).
+TEST_F(TaskLoaderTest, TheFamilyTasksSpanDecodeToPrefill) {
+  for (const char* name : {"softmax_bf16", "fused_add_rmsnorm", "post_rmsnorm", "layernorm", "swiglu", "gelu_tanh_mul", "rotary",
+                           "qk_rmsnorm"}) {
+    SCOPED_TRACE(name);
+    if (!fs::exists(kTasks / name / "definition.json")) {
+      ADD_FAILURE() << "missing";
+      continue;
+    }
+    const Task task = load_task(kTasks / name);
+    EXPECT_GE(task.workloads.size(), 12u);
+    std::int64_t fewest_rows = std::numeric_limits<std::int64_t>::max(), most_rows = 0;
+    for (const auto& workload : task.workloads) {
+      const auto resolved = resolve_workload(task, workload);
+      const auto rows = resolved.input_shapes.front().front();  // tokens or rows: every family task's first input leads with them
+      fewest_rows = std::min(fewest_rows, rows), most_rows = std::max(most_rows, rows);
+      for (const auto& shape : resolved.input_shapes) EXPECT_LE(element_count(shape), std::int64_t{256} << 20) << workload.uuid;
+      for (const auto& shape : resolved.output_shapes) EXPECT_LE(element_count(shape), std::int64_t{256} << 20) << workload.uuid;
+    }
+    EXPECT_EQ(fewest_rows, 1) << "a single decode token";
+    EXPECT_GE(most_rows, 8192) << "a prefill";
+    for (const auto& t : task.definition.templates)
+      if (t.device == "cuda" && t.form == TemplateForm::kernel) EXPECT_GE(t.knobs.size(), 4u) << t.name;
+  }
 }
 
 TEST_F(TaskLoaderTest, BuiltInAddRmsNormDetails) {

@@ -1,0 +1,636 @@
+// Kernel-only softmax template for bf16 rows on CUDA (sm_90): y = softmax(x.float(), dim=-1).to(bf16), float32 math.
+// Each row goes to BLOCK threads of a block, or of each block of a thread-block cluster; a block holds ROWS_PER_BLOCK
+// rows. A row of at most KEEP_ROW vectors per thread is read once and held in registers (its max, its sum and its output
+// all come from there: 2 bytes read and 2 written per element); a longer row streams from memory, twice (ONLINE) or
+// three times, the later reads mostly from L2. Knobs:
+//   BLOCK           threads per row in one block, a power of two from 32 (a warp per row: shuffles only) (tiling)
+//   ROWS_PER_BLOCK  rows per block, one group of BLOCK threads each (tiling)
+//   CLUSTER         blocks of a thread-block cluster sharing each row, partials exchanged through distributed shared
+//                   memory: a long row at a small batch spread over several SMs (tiling)
+//   VEC             bf16 per load and store, 1, 2, 4 or 8 (16 bytes); a row's unaligned head and its tail go one element
+//                   per thread, so rows of any length stay vectorised (memory)
+//   KEEP_ROW        vectors per thread held in registers, 0 for none; a row longer than KEEP_ROW * VEC * BLOCK * CLUSTER
+//                   elements streams instead (fusion)
+//   ONLINE          1: one reduction per row of (max, sum of exp(x - max)) pairs, a sum rescaled when its max grows (a
+//                   held row: each thread's own max first, then its sum; a streamed row: one read for both, one to
+//                   write); 0: a max reduction, then a sum reduction (a streamed row: three reads) (algorithmic)
+//   EXP_ONCE        held rows: 1 keeps exp(x - max) in float registers from the sum to the write and scales it there,
+//                   one exponential per element for twice the registers; 0 computes it again for the write (fusion)
+//   SHUFFLE_REDUCE  warp shuffles, then one partial per warp through shared memory, instead of a shared-memory tree
+//                   with a barrier per level (algorithmic)
+//   EXP_MODE        0: ex2.approx of fma(x, log2(e), -max * log2(e)), one FFMA and one MUFU per element; 1: __expf(x -
+//                   max); 2: expf(x - max), the accurate one (precision)
+//   UNROLL          loads a thread issues before it uses the first, where a row streams (pipelining)
+//   WAVES           0: one block per ROWS_PER_BLOCK rows; N: a persistent grid of N blocks per SM (132 SMs) striding
+//                   over the rows (tiling)
+//   PREFETCH        held rows in a persistent grid: the block's next row is loaded before this row's reductions and
+//                   stores, so its DRAM trip overlaps them (pipelining)
+//   OCCUPANCY       0: registers at the compiler's choice; N: __launch_bounds__ asks for N resident threads per SM (as
+//                   whole blocks, at least one), capping the registers per thread at about 65536 / N: more rows in
+//                   flight per SM, or spills (pipelining)
+//   STREAMING       evict-first hints on the last read of x and on the stores of y (memory)
+// Starting point (the first values): BLOCK 128, KEEP_ROW 8, VEC 8, OCCUPANCY 1024. Rows of up to 8192 are held, so
+// 1x8192 takes one DRAM trip and one 4-warp reduction; 64 registers per thread let eight 128-thread blocks share an SM,
+// so at 32768x4096 eight rows (64 KB) of loads are in flight per SM; every knob one step away compiles without spills
+// (nvcc 13.0) except the steps that want more registers than that (EXP_ONCE, PREFETCH, KEEP_ROW 16 and up) or allow
+// fewer (OCCUPANCY 1536 and 2048).
+// Launch: grid [CLUSTER * min(ceil_div(num_rows, ROWS_PER_BLOCK), 132 * WAVES // CLUSTER, or all of them if WAVES == 0)],
+//         block [BLOCK * ROWS_PER_BLOCK], no dynamic shared memory.
+// Arguments: x, y, then the var axes num_rows and row_length.
+#include <cuda_bf16.h>
+
+#ifndef BLOCK
+#define BLOCK 128
+#endif
+#ifndef ROWS_PER_BLOCK
+#define ROWS_PER_BLOCK 1
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
+#ifndef VEC
+#define VEC 8
+#endif
+#ifndef KEEP_ROW
+#define KEEP_ROW 8
+#endif
+#ifndef ONLINE
+#define ONLINE 1
+#endif
+#ifndef EXP_ONCE
+#define EXP_ONCE 0
+#endif
+#ifndef SHUFFLE_REDUCE
+#define SHUFFLE_REDUCE 1
+#endif
+#ifndef EXP_MODE
+#define EXP_MODE 0
+#endif
+#ifndef UNROLL
+#define UNROLL 4
+#endif
+#ifndef WAVES
+#define WAVES 0
+#endif
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
+#ifndef OCCUPANCY
+#define OCCUPANCY 1024
+#endif
+#ifndef STREAMING
+#define STREAMING 1
+#endif
+
+static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0, "BLOCK: a power of two, 32 to 1024");
+static_assert(ROWS_PER_BLOCK >= 1 && BLOCK * ROWS_PER_BLOCK <= 1024, "BLOCK * ROWS_PER_BLOCK: at most 1024 threads");
+static_assert(CLUSTER >= 1 && CLUSTER <= 8, "CLUSTER: 1 to 8 blocks (the portable cluster size)");
+static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
+static_assert(KEEP_ROW >= 0, "KEEP_ROW: 0 or more vectors");
+static_assert(ONLINE == 0 || ONLINE == 1, "ONLINE: 0 or 1");
+static_assert(EXP_ONCE == 0 || EXP_ONCE == 1, "EXP_ONCE: 0 or 1");
+static_assert(SHUFFLE_REDUCE == 0 || SHUFFLE_REDUCE == 1, "SHUFFLE_REDUCE: 0 or 1");
+static_assert(EXP_MODE >= 0 && EXP_MODE <= 2, "EXP_MODE: 0 (ex2.approx), 1 (__expf) or 2 (expf)");
+static_assert(UNROLL >= 1, "UNROLL: 1 or more loads");
+static_assert(WAVES >= 0, "WAVES: 0 or more blocks per SM");
+static_assert(PREFETCH == 0 || PREFETCH == 1, "PREFETCH: 0 or 1");
+static_assert(OCCUPANCY >= 0 && OCCUPANCY <= 2048, "OCCUPANCY: 0 or up to 2048 threads per SM");
+static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
+
+#if CLUSTER > 1
+#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+#else
+#define CLUSTER_DIMS
+#endif
+#if OCCUPANCY > 0
+// At least one block, at most the 32 an SM can hold.
+#define MIN_BLOCKS_PER_SM (OCCUPANCY / (BLOCK * ROWS_PER_BLOCK) < 1 ? 1 : OCCUPANCY / (BLOCK * ROWS_PER_BLOCK) > 32 ? 32 : OCCUPANCY / (BLOCK * ROWS_PER_BLOCK))
+#define LAUNCH_BOUNDS __launch_bounds__(BLOCK * ROWS_PER_BLOCK, MIN_BLOCKS_PER_SM)
+#else
+#define LAUNCH_BOUNDS __launch_bounds__(BLOCK * ROWS_PER_BLOCK)
+#endif
+
+constexpr int kWarps = BLOCK / 32;             // warps per row in one block
+static_assert(kWarps * 32 == BLOCK, "BLOCK: whole warps");
+constexpr int kRowThreads = BLOCK * CLUSTER;  // threads per row, over the cluster
+constexpr int kKeep = KEEP_ROW > 0 ? KEEP_ROW : 1;
+constexpr float kLog2e = 1.4426950408889634f;
+
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+// VEC bf16 as one load or store of 2 * VEC bytes moves them, kept as 32-bit words (element 2k in the low half of word k):
+// 16-bit pieces would each take a 32-bit register of their own.
+#if VEC == 1
+struct Chunk {
+  unsigned short bits;
+};
+#else
+struct alignas(2 * VEC) Chunk {
+  unsigned words[VEC / 2];
+};
+#endif
+template <int V> struct ChunkBits;
+template <> struct ChunkBits<1> { using type = unsigned short; };
+template <> struct ChunkBits<2> { using type = unsigned int; };
+template <> struct ChunkBits<4> { using type = uint2; };
+template <> struct ChunkBits<8> { using type = uint4; };
+using Bits = typename ChunkBits<VEC>::type;
+static_assert(sizeof(Chunk) == sizeof(Bits), "a chunk is what one load moves");
+
+// bf16 to float is exact: the bits move to the top half.
+__device__ __forceinline__ float bf16_to_float(unsigned short bits) { return __uint_as_float(static_cast<unsigned>(bits) << 16); }
+
+__device__ __forceinline__ float element(const Chunk& chunk, int i) {
+#if VEC == 1
+  (void)i;
+  return bf16_to_float(chunk.bits);
+#else
+  const unsigned word = chunk.words[i / 2];
+  return __uint_as_float(i % 2 ? word & 0xffff0000u : word << 16);
+#endif
+}
+
+// The same value through an instruction the compiler cannot match with element()'s: a held row's write converts its
+// bf16 again instead of keeping VEC floats per vector alive across the reductions (twice the registers of the bf16).
+__device__ __forceinline__ float element_again(const Chunk& chunk, int i) {
+  float value;
+#if VEC == 1
+  (void)i;
+  asm("prmt.b32 %0, %1, 0, 0x1044;" : "=f"(value) : "r"(static_cast<unsigned>(chunk.bits)));
+#else
+  if (i % 2)
+    asm("prmt.b32 %0, %1, 0, 0x3244;" : "=f"(value) : "r"(chunk.words[i / 2]));
+  else
+    asm("prmt.b32 %0, %1, 0, 0x1044;" : "=f"(value) : "r"(chunk.words[i / 2]));
+#endif
+  return value;
+}
+
+// A running max of bf16 values kept in bf16 pairs: a max rounds nothing, and one HMNMX2 covers two elements unconverted.
+#if VEC == 1
+using MaxPairs = float;
+__device__ __forceinline__ MaxPairs max_pairs_identity() { return neg_inf(); }
+__device__ __forceinline__ MaxPairs max_pairs(MaxPairs m, const Chunk& chunk) { return fmaxf(m, element(chunk, 0)); }
+__device__ __forceinline__ float max_of(MaxPairs m) { return m; }
+#else
+using MaxPairs = __nv_bfloat162;
+__device__ __forceinline__ MaxPairs as_pair(unsigned word) { return *reinterpret_cast<const __nv_bfloat162*>(&word); }
+__device__ __forceinline__ MaxPairs max_pairs_identity() { return as_pair(0xff80ff80u); }  // -inf, -inf
+__device__ __forceinline__ MaxPairs max_pairs(MaxPairs m, const Chunk& chunk) {
+#pragma unroll
+  for (int k = 0; k < VEC / 2; ++k) m = __hmax2(m, as_pair(chunk.words[k]));
+  return m;
+}
+__device__ __forceinline__ float max_of(MaxPairs m) { return fmaxf(__low2float(m), __high2float(m)); }
+#endif
+
+// Rounds VEC floats to bf16 (to nearest even, as .to(torch.bfloat16)), two at a time where it can (cvt.rn.bf16x2.f32).
+__device__ __forceinline__ Chunk to_chunk(const float (&values)[VEC]) {
+  Chunk chunk;
+#if VEC == 1
+  chunk.bits = __bfloat16_as_ushort(__float2bfloat16_rn(values[0]));
+#else
+#pragma unroll
+  for (int k = 0; k < VEC / 2; ++k) {
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(values[2 * k], values[2 * k + 1]);
+    chunk.words[k] = *reinterpret_cast<const unsigned*>(&pair);
+  }
+#endif
+  return chunk;
+}
+
+__device__ __forceinline__ Chunk load_chunk(const __nv_bfloat16* at, bool last_use) {
+  Bits bits;
+#if STREAMING
+  if (last_use)
+    bits = __ldcs(reinterpret_cast<const Bits*>(at));
+  else
+#endif
+    bits = __ldg(reinterpret_cast<const Bits*>(at));
+  (void)last_use;
+  return *reinterpret_cast<const Chunk*>(&bits);
+}
+
+__device__ __forceinline__ float load_element(const __nv_bfloat16* at) {
+#if STREAMING
+  return bf16_to_float(__ldcs(reinterpret_cast<const unsigned short*>(at)));
+#else
+  return bf16_to_float(__ldg(reinterpret_cast<const unsigned short*>(at)));
+#endif
+}
+
+__device__ __forceinline__ void store_bits(unsigned short* at, unsigned short bits) {
+#if STREAMING
+  __stcs(at, bits);
+#else
+  *at = bits;
+#endif
+}
+
+__device__ __forceinline__ void store_element(__nv_bfloat16* at, float value) {
+  store_bits(reinterpret_cast<unsigned short*>(at), __bfloat16_as_ushort(__float2bfloat16_rn(value)));
+}
+
+// One vector store where `at` is aligned for it (y at the same offset from a 16-byte boundary as x), else VEC stores.
+__device__ __forceinline__ void store_chunk(__nv_bfloat16* at, const Chunk& chunk, bool aligned) {
+  if (aligned) {
+#if STREAMING
+    __stcs(reinterpret_cast<Bits*>(at), *reinterpret_cast<const Bits*>(&chunk));
+#else
+    *reinterpret_cast<Bits*>(at) = *reinterpret_cast<const Bits*>(&chunk);
+#endif
+  } else {
+#if VEC == 1
+    store_bits(reinterpret_cast<unsigned short*>(at), chunk.bits);
+#else
+#pragma unroll
+    for (int k = 0; k < VEC / 2; ++k) {
+      store_bits(reinterpret_cast<unsigned short*>(at) + 2 * k, static_cast<unsigned short>(chunk.words[k] & 0xffffu));
+      store_bits(reinterpret_cast<unsigned short*>(at) + 2 * k + 1, static_cast<unsigned short>(chunk.words[k] >> 16));
+    }
+#endif
+  }
+}
+
+__device__ __forceinline__ float ex2(float v) {
+  float result;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(result) : "f"(v));
+  return result;
+}
+
+// exp(d) for the difference d of two logits.
+__device__ __forceinline__ float exp_of(float d) {
+#if EXP_MODE == 0
+  return ex2(d * kLog2e);
+#elif EXP_MODE == 1
+  return __expf(d);
+#else
+  return expf(d);
+#endif
+}
+
+// A reference point for exp(v - ref) over many v, with -ref * log2(e) ready for EXP_MODE 0's single FFMA. A reference at
+// -inf (nothing but -inf seen) becomes 0, so that exp(-inf - ref) is 0 and not NaN.
+struct ExpBase {
+  float ref, neg_ref_log2e;
+};
+
+__device__ __forceinline__ ExpBase exp_base(float ref) {
+  ref = ref == neg_inf() ? 0.0f : ref;
+  return {ref, -ref * kLog2e};
+}
+
+__device__ __forceinline__ float exp_from(float v, ExpBase base) {
+#if EXP_MODE == 0
+  return ex2(fmaf(v, kLog2e, base.neg_ref_log2e));
+#elif EXP_MODE == 1
+  return __expf(v - base.ref);
+#else
+  return expf(v - base.ref);
+#endif
+}
+
+// A maximum and the sum of exp(x - max) over the elements seen.
+struct Stats {
+  float max, sum;
+};
+
+struct MaxOp {
+  using T = float;
+  static __device__ __forceinline__ T identity() { return neg_inf(); }
+  static __device__ __forceinline__ T combine(T a, T b) { return fmaxf(a, b); }
+};
+
+struct SumOp {
+  using T = float;
+  static __device__ __forceinline__ T identity() { return 0.0f; }
+  static __device__ __forceinline__ T combine(T a, T b) { return a + b; }
+};
+
+// Symmetric (combine(a, b) == combine(b, a) bit for bit), so every lane of a butterfly ends with the same value.
+struct StatsOp {
+  using T = Stats;
+  static __device__ __forceinline__ T identity() { return {neg_inf(), 0.0f}; }
+  static __device__ __forceinline__ T combine(T a, T b) {
+    const bool a_high = a.max >= b.max;
+    const float high = a_high ? a.max : b.max, low = a_high ? b.max : a.max;
+    const float weight = low == neg_inf() ? 0.0f : exp_of(low - high);
+    return {high, (a_high ? a.sum : b.sum) + (a_high ? b.sum : a.sum) * weight};
+  }
+};
+
+__device__ __forceinline__ float shuffle_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+__device__ __forceinline__ Stats shuffle_xor(Stats v, int mask) { return {shuffle_xor(v.max, mask), shuffle_xor(v.sum, mask)}; }
+
+template <class Op>
+__device__ __forceinline__ typename Op::T warp_reduce(typename Op::T v) {
+#pragma unroll
+  for (int mask = 16; mask > 0; mask /= 2) v = Op::combine(v, shuffle_xor(v, mask));
+  return v;
+}
+
+// A barrier over every thread that shares a row: the block, or the cluster.
+__device__ __forceinline__ void sync_row_threads() {
+#if CLUSTER > 1
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+#else
+  __syncthreads();
+#endif
+}
+
+// Reduces v over the BLOCK * CLUSTER threads of this thread's row; every one of them gets the same result. Every thread
+// of the block (and of the cluster) calls it at the same point: the control flow around it is uniform. Calls alternate
+// between two buffers (`phase`), so a buffer is written again only after the barrier of the call in between, which
+// every thread reaches after its reads of the call before: no barrier after the reads.
+template <class Op>
+__device__ __forceinline__ typename Op::T row_reduce(typename Op::T v, int phase) {
+  using T = typename Op::T;
+  const int group = threadIdx.x / BLOCK, t = threadIdx.x % BLOCK;
+#if SHUFFLE_REDUCE
+  v = warp_reduce<Op>(v);
+  if constexpr (kWarps > 1 || CLUSTER > 1) {
+    __shared__ T partials[2][ROWS_PER_BLOCK][kWarps];
+    const int lane = t % 32;
+    if (lane == 0) partials[phase][group][t / 32] = v;
+    sync_row_threads();
+    v = Op::identity();
+    for (int i = lane; i < kWarps * CLUSTER; i += 32) {
+      const T* from = &partials[phase][group][i % kWarps];
+#if CLUSTER > 1
+      from = static_cast<const T*>(__cluster_map_shared_rank(from, static_cast<unsigned>(i / kWarps)));
+#endif
+      v = Op::combine(v, *from);
+    }
+    v = warp_reduce<Op>(v);
+  }
+  return v;
+#else
+  __shared__ T partials[2][ROWS_PER_BLOCK][BLOCK];
+  T* mine = partials[phase][group];
+  mine[t] = v;
+  __syncthreads();
+#pragma unroll
+  for (int stride = BLOCK / 2; stride > 0; stride /= 2) {
+    if (t < stride) mine[t] = Op::combine(mine[t], mine[t + stride]);
+    __syncthreads();
+  }
+#if CLUSTER > 1
+  sync_row_threads();
+  v = Op::identity();
+#pragma unroll
+  for (int rank = 0; rank < CLUSTER; ++rank)
+    v = Op::combine(v, *static_cast<const T*>(__cluster_map_shared_rank(mine, static_cast<unsigned>(rank))));
+  return v;
+#else
+  return mine[0];
+#endif
+#endif
+}
+
+// Where one row lies: `head` elements up to the first 2 * VEC-byte boundary of x's row, `vectors` aligned vectors, then
+// the tail from `tail`. The head and the tail (`edges` elements, fewer than 2 * VEC and so than a row's threads) go one
+// element per thread. A row past the last one is empty: its threads still take part in the reductions.
+struct RowView {
+  const __nv_bfloat16* in;
+  __nv_bfloat16* out;
+  long long vectors, tail;
+  int head, edges;
+};
+
+__device__ __forceinline__ RowView row_view(const __nv_bfloat16* x, __nv_bfloat16* y, long long row, long long rows, long long cols) {
+  const long long n = row < rows ? cols : 0;
+  const long long offset = (row < rows ? row : 0) * cols;
+  RowView view;
+  view.in = x + offset;
+  view.out = y + offset;
+  const int misaligned = static_cast<int>(reinterpret_cast<unsigned long long>(view.in) / 2 % VEC);
+  const long long head = (VEC - misaligned) % VEC < n ? (VEC - misaligned) % VEC : n;
+  view.vectors = (n - head) / VEC;
+  view.tail = head + view.vectors * VEC;
+  view.head = static_cast<int>(head);
+  view.edges = static_cast<int>(head + (n - view.tail));
+  return view;
+}
+
+__device__ __forceinline__ long long edge_index(const RowView& view, int lane) {
+  return lane < view.head ? lane : view.tail + (lane - view.head);
+}
+
+// A row held in registers: this thread's vectors lane, lane + BLOCK * CLUSTER, ... and its edge element (-inf if none).
+struct Held {
+  Chunk v[kKeep];
+  float edge;
+};
+
+__device__ __forceinline__ Held load_held(const RowView& view, int lane) {
+  Held held;
+#pragma unroll
+  for (int j = 0; j < kKeep; ++j) {
+    const int v = lane + j * kRowThreads;
+    if (v < view.vectors) held.v[j] = load_chunk(view.in + view.head + static_cast<long long>(v) * VEC, true);
+  }
+  held.edge = lane < view.edges ? load_element(view.in + edge_index(view, lane)) : neg_inf();
+  return held;
+}
+
+__device__ __forceinline__ void softmax_held(const RowView& view, const Held& held, int lane, bool aligned_out, int& phase) {
+  const bool has_edge = lane < view.edges;
+  MaxPairs pairs = max_pairs_identity();
+#pragma unroll
+  for (int j = 0; j < kKeep; ++j)
+    if (lane + j * kRowThreads < view.vectors) pairs = max_pairs(pairs, held.v[j]);
+  const float max = fmaxf(held.edge, max_of(pairs));
+#if EXP_ONCE
+  float exps[kKeep][VEC];
+  float edge_exp = 0.0f;
+#endif
+#if ONLINE
+  // exp(x - this thread's max) and their sum; one reduction of the pairs gives the row's max and sum.
+  const ExpBase own = exp_base(max);
+#else
+  const ExpBase own = exp_base(row_reduce<MaxOp>(max, phase));
+  phase ^= 1;
+#endif
+  float sum = 0.0f;
+  if (has_edge) {
+    const float e = exp_from(held.edge, own);
+    sum += e;
+#if EXP_ONCE
+    edge_exp = e;
+#endif
+  }
+#pragma unroll
+  for (int j = 0; j < kKeep; ++j)
+    if (lane + j * kRowThreads < view.vectors) {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) {
+        const float e = exp_from(element(held.v[j], i), own);
+        sum += e;
+#if EXP_ONCE
+        exps[j][i] = e;
+#endif
+      }
+    }
+#if ONLINE
+  const Stats row = row_reduce<StatsOp>({max, sum}, phase);
+  phase ^= 1;
+  const ExpBase base = exp_base(row.max);
+  const float inverse = 1.0f / row.sum;
+#if EXP_ONCE
+  const float scale = inverse * exp_from(own.ref, base);  // exp(own max - row max) / sum
+#endif
+#else
+  const float inverse = 1.0f / row_reduce<SumOp>(sum, phase);
+  phase ^= 1;
+#if EXP_ONCE
+  const float scale = inverse;
+#else
+  const ExpBase base = own;
+#endif
+#endif
+
+#if EXP_ONCE
+  if (has_edge) store_element(view.out + edge_index(view, lane), edge_exp * scale);
+#else
+  if (has_edge) store_element(view.out + edge_index(view, lane), exp_from(held.edge, base) * inverse);
+#endif
+#pragma unroll
+  for (int j = 0; j < kKeep; ++j) {
+    const int v = lane + j * kRowThreads;
+    if (v < view.vectors) {
+      float out[VEC];
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) {
+#if EXP_ONCE
+        out[i] = exps[j][i] * scale;
+#else
+        out[i] = exp_from(element_again(held.v[j], i), base) * inverse;
+#endif
+      }
+      store_chunk(view.out + view.head + static_cast<long long>(v) * VEC, to_chunk(out), aligned_out);
+    }
+  }
+}
+
+// Calls visit(chunks, first) for each step of this thread's vectors of a streamed row: chunks[u] is vector
+// first + u * BLOCK * CLUSTER where that is below view.vectors (in_row), all UNROLL loaded before the first is used.
+template <class Visit>
+__device__ __forceinline__ void stream_row(const RowView& view, int lane, bool last_use, Visit&& visit) {
+  const __nv_bfloat16* in = view.in + view.head;
+  for (long long first = lane; first < view.vectors; first += static_cast<long long>(kRowThreads) * UNROLL) {
+    Chunk chunks[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const long long v = first + static_cast<long long>(u) * kRowThreads;
+      if (v < view.vectors) chunks[u] = load_chunk(in + v * VEC, last_use);
+    }
+    visit(chunks, first);
+  }
+}
+
+__device__ __forceinline__ bool in_row(const RowView& view, long long first, int u) {
+  return first + static_cast<long long>(u) * kRowThreads < view.vectors;
+}
+
+__device__ __forceinline__ void softmax_streamed(const RowView& view, int lane, bool aligned_out, int& phase) {
+  const bool has_edge = lane < view.edges;
+  const float edge = has_edge ? load_element(view.in + edge_index(view, lane)) : neg_inf();
+#if ONLINE
+  // One read: per step, the step's max, the running sum rescaled to it once, then the step's exponentials.
+  Stats mine = {edge, has_edge ? 1.0f : 0.0f};
+  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+    MaxPairs pairs = max_pairs_identity();
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (in_row(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
+    const float max = fmaxf(mine.max, max_of(pairs));
+    const ExpBase step = exp_base(max);
+    float sum = mine.sum * exp_from(mine.max, step);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (in_row(view, first, u)) {
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) sum += exp_from(element(chunks[u], i), step);
+      }
+    mine = {max, sum};
+  });
+  const Stats row = row_reduce<StatsOp>(mine, phase);
+  phase ^= 1;
+  const ExpBase base = exp_base(row.max);
+  const float inverse = 1.0f / row.sum;
+#else
+  MaxPairs pairs = max_pairs_identity();
+  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (in_row(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
+  });
+  const ExpBase base = exp_base(row_reduce<MaxOp>(fmaxf(edge, max_of(pairs)), phase));
+  phase ^= 1;
+  float sum = has_edge ? exp_from(edge, base) : 0.0f;
+  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (in_row(view, first, u)) {
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) sum += exp_from(element(chunks[u], i), base);
+      }
+  });
+  const float inverse = 1.0f / row_reduce<SumOp>(sum, phase);
+  phase ^= 1;
+#endif
+  if (has_edge) store_element(view.out + edge_index(view, lane), exp_from(edge, base) * inverse);
+  __nv_bfloat16* out = view.out + view.head;
+  stream_row(view, lane, true, [&](const Chunk (&chunks)[UNROLL], long long first) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (in_row(view, first, u)) {
+        float values[VEC];
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) values[i] = exp_from(element(chunks[u], i), base) * inverse;
+        store_chunk(out + (first + static_cast<long long>(u) * kRowThreads) * VEC, to_chunk(values), aligned_out);
+      }
+  });
+}
+
+extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
+softmax_bf16_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, long long rows, long long cols) {
+  const int group = threadIdx.x / BLOCK;
+#if CLUSTER > 1
+  const int rank = static_cast<int>(__clusterRelativeBlockRank());
+#else
+  const int rank = 0;
+#endif
+  const int lane = rank * BLOCK + static_cast<int>(threadIdx.x % BLOCK);  // this thread's place among its row's threads
+  // Groups of ROWS_PER_BLOCK rows, one per cluster at a time; the blocks of a cluster walk the same groups.
+  const long long first = blockIdx.x / CLUSTER, stride = gridDim.x / CLUSTER;
+  const bool aligned_out = (reinterpret_cast<unsigned long long>(x) ^ reinterpret_cast<unsigned long long>(y)) % (2 * VEC) == 0;
+  // The same for every row (no row has more than cols / VEC whole vectors), so the whole grid takes one path.
+  const bool held = KEEP_ROW > 0 && cols / VEC <= static_cast<long long>(kKeep) * kRowThreads;
+  const long long groups = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+  int phase = 0;
+  if (held) {
+#if PREFETCH
+    Held next = load_held(row_view(x, y, first * ROWS_PER_BLOCK + group, rows, cols), lane);
+#endif
+    for (long long g = first; g < groups; g += stride) {
+      const RowView view = row_view(x, y, g * ROWS_PER_BLOCK + group, rows, cols);
+#if PREFETCH
+      const Held held_row = next;
+      if (g + stride < groups) next = load_held(row_view(x, y, (g + stride) * ROWS_PER_BLOCK + group, rows, cols), lane);
+#else
+      const Held held_row = load_held(view, lane);
+#endif
+      softmax_held(view, held_row, lane, aligned_out, phase);
+    }
+  } else {
+    for (long long g = first; g < groups; g += stride)
+      softmax_streamed(row_view(x, y, g * ROWS_PER_BLOCK + group, rows, cols), lane, aligned_out, phase);
+  }
+#if CLUSTER > 1
+  // The other blocks of the cluster may still read this block's partials: it stays until they are done.
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+#endif
+}
