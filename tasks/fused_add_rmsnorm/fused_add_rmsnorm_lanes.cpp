@@ -1,0 +1,45 @@
+// CPU fused residual add + RMSNorm template, row by row: new_residual = bf16(x + residual), kept in a float row buffer
+// for the second pass. Knob LANES: independent partial sums of squares, so the compiler can vectorise the reduction
+// (without -ffast-math it never reassociates one float sum) (pipelining).
+#include <kernelarc/candidate_abi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#ifndef LANES
+#define LANES 8
+#endif
+
+static_assert(LANES >= 1 && LANES <= 64, "LANES: 1 to 64 partial sums");
+
+KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
+  (void)num_inputs, (void)num_outputs, (void)stream;
+  const auto* x = static_cast<const uint16_t*>(inputs[0]->data);
+  const auto* residual = static_cast<const uint16_t*>(inputs[1]->data);
+  const auto* weight = static_cast<const uint16_t*>(inputs[2]->data);
+  const float eps = *static_cast<const float*>(inputs[3]->data);
+  auto* out = static_cast<uint16_t*>(outputs[0]->data);
+  auto* new_residual = static_cast<uint16_t*>(outputs[1]->data);
+  const int64_t tokens = inputs[0]->shape[0], hidden = inputs[0]->shape[1];
+  std::vector<float> h(static_cast<size_t>(hidden)), w(static_cast<size_t>(hidden));
+  for (int64_t c = 0; c < hidden; ++c) w[c] = kernelarc_bf16_to_float(weight[c]);
+  for (int64_t t = 0; t < tokens; ++t) {
+    const int64_t base = t * hidden;
+    for (int64_t c = 0; c < hidden; ++c) {
+      const uint16_t rounded = kernelarc_float_to_bf16(kernelarc_bf16_to_float(x[base + c]) + kernelarc_bf16_to_float(residual[base + c]));
+      new_residual[base + c] = rounded;
+      h[c] = kernelarc_bf16_to_float(rounded);
+    }
+    float partial[LANES] = {};
+    int64_t c = 0;
+    for (; c + LANES <= hidden; c += LANES)
+      for (int l = 0; l < LANES; ++l) partial[l] += h[c + l] * h[c + l];
+    for (; c < hidden; ++c) partial[0] += h[c] * h[c];
+    float squares = 0;
+    for (int l = 0; l < LANES; ++l) squares += partial[l];
+    const float scale = 1.0f / std::sqrt(squares / static_cast<float>(hidden) + eps);
+    for (c = 0; c < hidden; ++c) out[base + c] = kernelarc_float_to_bf16(h[c] * scale * w[c]);
+  }
+  return 0;
+}
