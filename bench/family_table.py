@@ -12,7 +12,6 @@ A workload counts as large when its T_sol (the datasheet roofline) is at least L
 of the roofline is a target (85%); below it launch latency dominates and the torch ratio is what to read.
 """
 import json
-import math
 import os
 import sqlite3
 import statistics
