@@ -1,7 +1,9 @@
-// Kernel-only fused residual add + RMSNorm template for CUDA (sm_90). Each token goes to BLOCK threads of a block, or of
-// each block of a thread-block cluster; a grid that does not cover the tokens strides over them. Knobs:
-//   BLOCK            threads per token in one block, a power of two from 32 (a warp per token) to 1024 (tiling)
-//   ROWS_PER_BLOCK   tokens per block, one group of BLOCK threads each (tiling)
+// Kernel-only fused residual add + RMSNorm template for CUDA (sm_90). Each token goes to the blockDim.x threads of one
+// row group (threadIdx.y) of a block, or of each block of a thread-block cluster; a grid that does not cover the tokens
+// strides over them. Knobs:
+//   BLOCK            threads per token in one block: 0 fits them to hidden_size at launch (below; needs SHUFFLE_REDUCE 1 and
+//                    KEEP_ROW 1 or more); else a power of two from 32 (a warp per token: no barrier) to 1024 (tiling)
+//   ROWS_PER_BLOCK   tokens per block, one group of threads each (at most 512 threads in all when BLOCK is 0) (tiling)
 //   CLUSTER          blocks of a cluster sharing each token, partial sums exchanged through distributed shared memory
 //                    (tiling)
 //   VEC              bf16 per load and store, 1, 2, 4 or 8 (16 bytes); one at a time unless hidden_size is a multiple of
@@ -11,7 +13,7 @@
 //                    (this thread's own writes, from L2) (fusion)
 //   PREFETCH_WEIGHT  1: the weight of the kept vectors is loaded into registers before the first token, once per block, so
 //                    it is never a dependent memory trip after the reduction; 0: loaded after each reduction (memory)
-//   WAVES            0: one group of threads per ROWS_PER_BLOCK tokens; N: a persistent grid of N blocks per SM (132 SMs)
+//   WAVES            0: a block (cluster) per Y tokens (below); N: a persistent grid of N blocks per SM (132 SMs)
 //                    striding over the tokens, the prefetched weight reused for every token (tiling)
 //   MIN_BLOCKS       0: the compiler's register budget; N: __launch_bounds__ asks for N resident blocks per SM, trading
 //                    registers (and some spills) for warps in flight (pipelining)
@@ -22,14 +24,18 @@
 //   STREAMING        1: evict-first loads of x and residual and stores of what is not read again (memory)
 // h = bf16(x + residual) is rounded exactly as the reference rounds new_residual, and the norm is taken of that rounded
 // value: out = bf16(h * rsqrt(mean(h^2) + eps) * weight), float32 math throughout.
-// Launch: grid [CLUSTER * min(G, (132 * WAVES) // CLUSTER, or G when WAVES == 0)], G = ceil_div(num_tokens, ROWS_PER_BLOCK);
-//         block [BLOCK * ROWS_PER_BLOCK]; no dynamic shared memory.
+// Launch: block [X, Y]: X threads per token, Y tokens. BLOCK > 0: X = BLOCK, Y = ROWS_PER_BLOCK. BLOCK 0 fits X to the
+//         token, the fewest whole warps whose KEEP_ROW packs each hold it, X = min(512, 32 * ceil_div(ceil_div(hidden_size,
+//         VEC), 32 * KEEP_ROW * CLUSTER)), and Y = min(ROWS_PER_BLOCK, 512 // X): short tokens get a warp and no barrier,
+//         long ones enough threads to stay in registers (past 512 * KEEP_ROW * CLUSTER packs the rest streams), whatever
+//         the workload. Grid [CLUSTER * min(G, (132 * WAVES) // CLUSTER, or G when WAVES == 0)], G = ceil_div(num_tokens, Y);
+//         no dynamic shared memory.
 // Arguments: x, residual, weight, eps (a device pointer), out, new_residual, then the var axes num_tokens and hidden_size.
 // Rows are indexed in 32 bits (hidden_size < 2^31), tokens in 64.
 #include <cuda_bf16.h>
 
 #ifndef BLOCK
-#define BLOCK 256
+#define BLOCK 0
 #endif
 #ifndef ROWS_PER_BLOCK
 #define ROWS_PER_BLOCK 1
@@ -62,15 +68,16 @@
 #define STREAMING 0
 #endif
 
-static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0, "BLOCK: a power of two, 32 to 1024");
+static_assert(BLOCK == 0 || (BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0), "BLOCK: 0, or a power of two, 32 to 1024");
 static_assert(ROWS_PER_BLOCK >= 1 && BLOCK * ROWS_PER_BLOCK <= 1024, "BLOCK * ROWS_PER_BLOCK: at most 1024 threads");
 static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8, "CLUSTER: 1, 2, 4 or 8 blocks (portable sizes)");
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
 static_assert(KEEP_ROW >= 0 && KEEP_ROW * VEC <= 128, "KEEP_ROW: 0 or more vectors, at most 128 bf16 per thread");
 static_assert(PREFETCH_WEIGHT == 0 || PREFETCH_WEIGHT == 1, "PREFETCH_WEIGHT: 0 or 1");
 static_assert(WAVES >= 0 && WAVES <= 32, "WAVES: 0 (a grid over the tokens) or blocks per SM");
-static_assert(MIN_BLOCKS >= 0 && BLOCK * ROWS_PER_BLOCK * MIN_BLOCKS <= 2048, "MIN_BLOCKS: at most 2048 threads per SM");
 static_assert(SHUFFLE_REDUCE == 0 || SHUFFLE_REDUCE == 1, "SHUFFLE_REDUCE: 0 or 1");
+static_assert(BLOCK > 0 || SHUFFLE_REDUCE == 1, "BLOCK 0 needs SHUFFLE_REDUCE 1 (the shared-memory tree needs a power of two)");
+static_assert(BLOCK > 0 || KEEP_ROW >= 1, "BLOCK 0 needs KEEP_ROW 1 or more (it fits the threads to the kept packs)");
 static_assert(UNROLL >= 1 && UNROLL <= 16, "UNROLL: 1 to 16 vectors");
 static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
 
@@ -79,14 +86,22 @@ static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
 #else
 #define CLUSTER_DIMS
 #endif
+
+// The most threads of a block: BLOCK 0 launches at most 512 (a multiple of 32 per token, as many tokens as fit).
+#define MAX_THREADS (BLOCK > 0 ? BLOCK * ROWS_PER_BLOCK : 512)
+static_assert(MIN_BLOCKS >= 0 && MAX_THREADS * MIN_BLOCKS <= 2048, "MIN_BLOCKS: at most 2048 threads per SM");
 #if MIN_BLOCKS > 0
-#define LAUNCH_BOUNDS __launch_bounds__(BLOCK * ROWS_PER_BLOCK, MIN_BLOCKS)
+#define LAUNCH_BOUNDS __launch_bounds__(MAX_THREADS, MIN_BLOCKS)
 #else
-#define LAUNCH_BOUNDS __launch_bounds__(BLOCK * ROWS_PER_BLOCK)
+#define LAUNCH_BOUNDS __launch_bounds__(MAX_THREADS)
 #endif
 
-constexpr int kRowThreads = BLOCK * CLUSTER;  // threads per token, over the cluster
 constexpr int kKept = KEEP_ROW > 0 ? KEEP_ROW : 1;
+
+// Threads of a token in this block (blockDim.x): a compile-time constant unless BLOCK is 0.
+__device__ __forceinline__ int block_row_threads() { return BLOCK > 0 ? BLOCK : static_cast<int>(blockDim.x); }
+// Threads of a token over the cluster: the stride between a thread's packs.
+__device__ __forceinline__ int row_threads() { return block_row_threads() * CLUSTER; }
 
 // V bf16 in one load or store of 2 * V bytes.
 template <int V> struct Bf16Pack;
@@ -135,7 +150,8 @@ __device__ __forceinline__ void store_reread(__nv_bfloat16* at, Pack<V> value) {
 
 // An empty asm that the compiler must assume rewrites the pack once `after` (the token's scale) is known. Applied to the
 // packs held across the reduction (h and the prefetched weight): without it the compiler keeps their float conversions
-// alive in their place, twice the registers (96 instead of 74 in the default configuration: two blocks per SM, not three).
+// alive in their place (93 registers instead of 78 in the default configuration; 98 instead of 75 with BLOCK 256: two
+// blocks per SM, not three).
 template <int V> __device__ __forceinline__ void pin(Pack<V>& pack, float after);
 template <> __device__ __forceinline__ void pin<1>(Pack<1>& pack, float after) { asm volatile("" : "+h"(pack) : "f"(after)); }
 template <> __device__ __forceinline__ void pin<2>(Pack<2>& pack, float after) { asm volatile("" : "+r"(pack) : "f"(after)); }
@@ -172,22 +188,22 @@ __device__ __forceinline__ void normalise_pack(Pack<V> h, Pack<V> w, __nv_bfloat
   store_final<V>(at, o);
 }
 
-// First pass over packs begin, begin + kRowThreads, ... below `packs` of a token, UNROLL loads of each input in flight:
+// First pass over packs begin, begin + row_threads(), ... below `packs` of a token, UNROLL loads of each input in flight:
 // h to new_residual, read back in the second pass. Returns the sum of squares.
 template <int V>
 __device__ __forceinline__ float add_streamed(const __nv_bfloat16* x, const __nv_bfloat16* residual, __nv_bfloat16* new_residual,
                                               int begin, int packs) {
   float squares = 0;
-  for (int first = begin; first < packs; first += kRowThreads * UNROLL) {
+  for (int first = begin; first < packs; first += row_threads() * UNROLL) {
     Pack<V> a[UNROLL] = {}, b[UNROLL] = {};
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int p = first + u * kRowThreads;
+      const int p = first + u * row_threads();
       if (p < packs) a[u] = load_once<V>(x + p * V), b[u] = load_once<V>(residual + p * V);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int p = first + u * kRowThreads;
+      const int p = first + u * row_threads();
       if (p < packs) add_pack<V, false>(a[u], b[u], new_residual + p * V, squares);
     }
   }
@@ -198,31 +214,32 @@ __device__ __forceinline__ float add_streamed(const __nv_bfloat16* x, const __nv
 template <int V>
 __device__ __forceinline__ void normalise_streamed(const __nv_bfloat16* new_residual, const __nv_bfloat16* weight, __nv_bfloat16* out,
                                                    int begin, int packs, float scale) {
-  for (int first = begin; first < packs; first += kRowThreads * UNROLL) {
+  for (int first = begin; first < packs; first += row_threads() * UNROLL) {
     Pack<V> h[UNROLL] = {}, w[UNROLL] = {};
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int p = first + u * kRowThreads;
+      const int p = first + u * row_threads();
       if (p < packs) h[u] = load_written<V>(new_residual + p * V), w[u] = load_weight<V>(weight + p * V);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int p = first + u * kRowThreads;
+      const int p = first + u * row_threads();
       if (p < packs) normalise_pack<V>(h[u], w[u], out + p * V, scale);
     }
   }
 }
 
-// The kept part of a token: this thread's packs lane + j * kRowThreads for j < KEEP_ROW, addressed from the thread's own
-// pointers (pack j at element offset j * kStride, an immediate) and present while j * kRowThreads < limit = packs - lane.
+// The kept part of a token: this thread's packs lane + j * row_threads() for j < KEEP_ROW, addressed from the thread's own
+// pointers (pack j at element offset j * kept_stride(), an immediate unless BLOCK is 0) and present while j * row_threads() <
+// limit = packs - lane.
 // Every array of packs is zero-initialised: one assigned only under a condition inside the token loop stays live across
 // iterations (the compiler may keep the previous token's registers for the undefined value), 110 registers instead of 74.
-constexpr int kStride = kRowThreads * VEC;
+__device__ __forceinline__ int kept_stride() { return row_threads() * VEC; }
 
 __device__ __forceinline__ void load_kept_weight(const __nv_bfloat16* wt, int limit, Pack<VEC> (&w)[kKept]) {
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j)
-    if (j * kRowThreads < limit) w[j] = load_weight<VEC>(wt + j * kStride);
+    if (j * row_threads() < limit) w[j] = load_weight<VEC>(wt + j * kept_stride());
 }
 
 // First pass over the kept part, every load issued before the first is used. Returns this thread's sum of squares.
@@ -231,11 +248,11 @@ __device__ __forceinline__ float add_kept(const __nv_bfloat16* xt, const __nv_bf
   Pack<VEC> a[kKept] = {}, b[kKept] = {};
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j)
-    if (j * kRowThreads < limit) a[j] = load_once<VEC>(xt + j * kStride), b[j] = load_once<VEC>(rt + j * kStride);
+    if (j * row_threads() < limit) a[j] = load_once<VEC>(xt + j * kept_stride()), b[j] = load_once<VEC>(rt + j * kept_stride());
   float squares = 0;
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j)
-    if (j * kRowThreads < limit) kept[j] = add_pack<VEC, true>(a[j], b[j], nt + j * kStride, squares);
+    if (j * row_threads() < limit) kept[j] = add_pack<VEC, true>(a[j], b[j], nt + j * kept_stride(), squares);
   return squares;
 }
 
@@ -252,13 +269,13 @@ __device__ __forceinline__ void normalise_kept(const __nv_bfloat16* wt, __nv_bfl
 #endif
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j) {
-    if (j * kRowThreads < limit) {
+    if (j * row_threads() < limit) {
       Pack<VEC> h = kept[j];
       pin<VEC>(h, scale);
 #if PREFETCH_WEIGHT
       pin<VEC>(w[j], scale);
 #endif
-      normalise_pack<VEC>(h, w[j], ot + j * kStride, scale);
+      normalise_pack<VEC>(h, w[j], ot + j * kept_stride(), scale);
     }
   }
 }
@@ -278,45 +295,39 @@ __device__ __forceinline__ void cluster_sync() {
 }
 #endif
 
-// The sum of v over the BLOCK * CLUSTER threads of this thread's token, in every one of them. Every thread of the block
+// The sum of v over the row_threads() threads of this thread's token, in every one of them. Every thread of the block
 // (of the cluster) calls it once per token, at the same point: the control flow around it is uniform. `parity` alternates
 // between consecutive tokens of a persistent block, so a fast thread writing the next token's partials never overwrites
 // ones a slow thread (or block of the cluster) is still reading: a buffer is reused only after the barrier of the token
 // between, which every reader passes after its reads.
 __device__ __forceinline__ float row_sum(float v, int parity) {
-  const int group = threadIdx.x / BLOCK, t = threadIdx.x % BLOCK;
+  const int group = static_cast<int>(threadIdx.y), t = static_cast<int>(threadIdx.x);
 #if SHUFFLE_REDUCE
-  constexpr int kWarps = BLOCK / 32;        // warps per token in one block
-  constexpr int kParts = kWarps * CLUSTER;  // warp partial sums per token, a power of two
-  __shared__ float partials[2][ROWS_PER_BLOCK][kWarps];
+  // Lanes that merge the warps' partials: as many as a fixed BLOCK makes when fewer than 32 (a power of two), else 32.
+  constexpr int kSpan = BLOCK > 0 && BLOCK / 32 * CLUSTER < 32 ? BLOCK / 32 * CLUSTER : 32;
+  const int warps = block_row_threads() / 32;  // warps per token in one block
+  const int parts = warps * CLUSTER;           // warp partial sums per token, over the cluster
+  __shared__ float partials[2][MAX_THREADS / 32];
   v = warp_sum<32>(v);
-  if constexpr (kParts > 1) {
+  if (parts > 1) {  // the same in every block of the launch: the barrier below is reached by all threads or none
     const int lane = t % 32;
-    if (lane == 0) partials[parity][group][t / 32] = v;
+    float* mine = partials[parity] + group * warps;
+    if (lane == 0) mine[t / 32] = v;
 #if CLUSTER > 1
     cluster_sync();
 #else
     __syncthreads();
 #endif
-    if constexpr (kParts <= 32) {
-      // Lane i reads partial i % kParts: each group of kParts lanes holds them all, and log2(kParts) shuffles sum them.
-      const int i = lane % kParts;
-      const float* from = &partials[parity][group][i % kWarps];
+    // Lane i sums partials i, i + kSpan, ... (0 past the last); each group of kSpan lanes then holds them all.
+    v = 0;
+    for (int i = lane % kSpan; i < parts; i += kSpan) {
+      const float* from = &mine[i % warps];
 #if CLUSTER > 1
-      from = static_cast<const float*>(__cluster_map_shared_rank(from, i / kWarps));
+      from = static_cast<const float*>(__cluster_map_shared_rank(from, i / warps));
 #endif
-      v = warp_sum<kParts>(*from);
-    } else {
-      v = 0;
-      for (int i = lane; i < kParts; i += 32) {
-        const float* from = &partials[parity][group][i % kWarps];
-#if CLUSTER > 1
-        from = static_cast<const float*>(__cluster_map_shared_rank(from, i / kWarps));
-#endif
-        v += *from;
-      }
-      v = warp_sum<32>(v);
+      v += *from;
     }
+    v = warp_sum<kSpan>(v);
   }
   return v;
 #else
@@ -348,26 +359,26 @@ fused_add_rmsnorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16*
                        const __nv_bfloat16* __restrict__ weight, const float* __restrict__ eps, __nv_bfloat16* __restrict__ out,
                        __nv_bfloat16* __restrict__ new_residual, long long tokens, long long hidden) {
   const float epsilon = __ldg(eps);  // issued first: it is needed only after the reduction
-  const int group = threadIdx.x / BLOCK;
+  const int group = static_cast<int>(threadIdx.y);
 #if CLUSTER > 1
   const int rank = static_cast<int>(__clusterRelativeBlockRank());
 #else
   const int rank = 0;
 #endif
-  const int lane = rank * BLOCK + static_cast<int>(threadIdx.x % BLOCK);  // this thread's place among the token's threads
+  const int lane = rank * block_row_threads() + static_cast<int>(threadIdx.x);  // this thread's place among the token's threads
   // The same for every token: with hidden_size a multiple of VEC and aligned pointers, every pack is aligned.
   const bool vectorised = VEC == 1 || (hidden % VEC == 0 && aligned(x) && aligned(residual) && aligned(weight) && aligned(out) &&
                                        aligned(new_residual));
   const int packs = static_cast<int>(vectorised ? hidden / VEC : hidden);  // a row is indexed in 32 bits
-  const int rest = lane + KEEP_ROW * kRowThreads;  // this thread's first pack past the kept ones
+  const int rest = lane + KEEP_ROW * row_threads();  // this thread's first pack past the kept ones
   Pack<VEC> w[kKept] = {};
 #if PREFETCH_WEIGHT
   if (vectorised) load_kept_weight(weight + lane * VEC, packs - lane, w);
 #endif
   // Blocks of one cluster share a token group, and so run the same number of iterations, as the cluster barrier needs.
-  const long long step = static_cast<long long>(gridDim.x / CLUSTER) * ROWS_PER_BLOCK;
+  const long long step = static_cast<long long>(gridDim.x / CLUSTER) * blockDim.y;
   int parity = 0;
-  for (long long first = static_cast<long long>(blockIdx.x / CLUSTER) * ROWS_PER_BLOCK; first < tokens; first += step, parity ^= 1) {
+  for (long long first = static_cast<long long>(blockIdx.x / CLUSTER) * blockDim.y; first < tokens; first += step, parity ^= 1) {
     // A group past the last token has no elements but still takes part in the reduction.
     const long long token = first + group;
     const int n = token < tokens ? packs : 0;

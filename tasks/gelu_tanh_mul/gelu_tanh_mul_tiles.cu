@@ -32,7 +32,7 @@
 #define WAVES 0
 #endif
 #ifndef MATH
-#define MATH 0
+#define MATH 1
 #endif
 #ifndef STREAMING
 #define STREAMING 0

@@ -1,8 +1,9 @@
 // Kernel-only LayerNorm template for CUDA (sm_90): out = (x - mean) * rsqrt(var + eps) * weight + bias over the last
 // dimension, float32 statistics (the biased variance, as torch.nn.functional.layer_norm), bf16 in and out. Each row goes
-// to BLOCK threads of a block, or of each block of a thread-block cluster. Knobs:
-//   BLOCK           threads per row in one block, a power of two from 32 (a warp per row: no barrier) to 1024 (tiling)
-//   ROWS_PER_BLOCK  rows per block, one group of BLOCK threads each (tiling)
+// to the blockDim.x threads of one row group (threadIdx.y) of a block, or of each block of a thread-block cluster. Knobs:
+//   BLOCK           threads per row in one block, a power of two from 32 (a warp per row: no barrier) to 1024, or 0: fit
+//                   to the row at launch (below), the kernel compiled for each power of two to 512 (tiling)
+//   ROWS_PER_BLOCK  rows per block, one group of threads each (at most 512 threads in all when BLOCK is 0) (tiling)
 //   CLUSTER         blocks of a cluster sharing each row, partials exchanged through distributed shared memory (tiling)
 //   VEC             bf16 per load and store, 1, 2, 4 or 8 (16 bytes); one element at a time unless hidden_size is a
 //                   multiple of VEC and every pointer is aligned for it (memory)
@@ -16,7 +17,7 @@
 //   PREFETCH        weight and bias of a kept row loaded once per block, before the first row's loads and reductions,
 //                   and held in registers for every row the block normalises, instead of loaded after the statistics
 //                   (pipelining)
-//   WAVES           0: one block (cluster) per ROWS_PER_BLOCK rows; N: a persistent grid of N blocks per SM (132 SMs)
+//   WAVES           0: one block (cluster) per Y rows (below); N: a persistent grid of N blocks per SM (132 SMs)
 //                   striding over the rows (tiling)
 //   UNROLL          loads in flight per thread where a row is streamed (pipelining)
 //   FP32_MATH       1: weight and bias applied in float32, rounded once; 0: the normalised value rounded to bf16, then
@@ -26,13 +27,16 @@
 //                   weight and bias stay in L2 (memory)
 //   MAX_REGS        0: registers as the compiler likes (__launch_bounds__ only); N: at most N per thread
 //                   (__maxnreg__), more resident warps and loads in flight per SM, maybe at the cost of spills (pipelining)
-// Launch: grid [CLUSTER * min(ceil_div(num_tokens, ROWS_PER_BLOCK), (132 * WAVES) // CLUSTER, or all when WAVES is 0)],
-//         block [BLOCK * ROWS_PER_BLOCK].
+// Launch: block [X, Y]: X threads per row, Y rows. BLOCK > 0: X = BLOCK, Y = ROWS_PER_BLOCK. BLOCK 0 fits X to the row,
+//         the fewest threads, a power of two from 32 to 512, whose KEEP_ROW packs each hold it (over the cluster), and
+//         Y = min(ROWS_PER_BLOCK, 512 // X): short rows get a warp and no barrier, long ones enough threads to stay in
+//         registers, whatever the workload. Grid [CLUSTER * min(ceil_div(num_tokens, Y), (132 * WAVES) // CLUSTER, or
+//         all when WAVES is 0)].
 // Arguments: x, weight, bias, eps, out, then the var axes num_tokens and hidden_size.
 #include <cuda_bf16.h>
 
 #ifndef BLOCK
-#define BLOCK 128
+#define BLOCK 0
 #endif
 #ifndef ROWS_PER_BLOCK
 #define ROWS_PER_BLOCK 1
@@ -44,7 +48,7 @@
 #define VEC 8
 #endif
 #ifndef KEEP_ROW
-#define KEEP_ROW 4
+#define KEEP_ROW 8
 #endif
 #ifndef REDUCTION
 #define REDUCTION 0
@@ -71,7 +75,8 @@
 #define MAX_REGS 0
 #endif
 
-static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0, "BLOCK: a power of two, 32 to 1024");
+static_assert(BLOCK == 0 || (BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0), "BLOCK: 0, or a power of two, 32 to 1024");
+static_assert(BLOCK > 0 || KEEP_ROW >= 1, "BLOCK 0 fits the threads to KEEP_ROW packs each: KEEP_ROW >= 1");
 static_assert(ROWS_PER_BLOCK >= 1 && BLOCK * ROWS_PER_BLOCK <= 1024, "BLOCK * ROWS_PER_BLOCK: at most 1024 threads");
 static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8, "CLUSTER: 1, 2, 4 or 8 blocks (portable sizes)");
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
@@ -83,13 +88,15 @@ static_assert(WAVES >= 0 && (WAVES == 0 || 132 * WAVES >= CLUSTER), "WAVES: 0, o
 static_assert(UNROLL >= 1 && UNROLL <= 16, "UNROLL: 1 to 16 loads");
 static_assert(FP32_MATH == 0 || FP32_MATH == 1, "FP32_MATH: 0 or 1");
 static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
-static_assert(MAX_REGS == 0 || (MAX_REGS >= 24 && MAX_REGS <= 255 && MAX_REGS * BLOCK * ROWS_PER_BLOCK <= 65536),
+// Threads per block at most: BLOCK 0 launches blocks of up to 512.
+#define LAUNCH_THREADS (BLOCK > 0 ? BLOCK * ROWS_PER_BLOCK : 512)
+static_assert(MAX_REGS == 0 || (MAX_REGS >= 24 && MAX_REGS <= 255 && MAX_REGS * LAUNCH_THREADS <= 65536),
               "MAX_REGS: 0, or 24 to 255 registers that a whole block can have");
 
 #if MAX_REGS > 0
 #define REGISTER_BOUNDS __maxnreg__(MAX_REGS)  // cannot be combined with __launch_bounds__
 #else
-#define REGISTER_BOUNDS __launch_bounds__(BLOCK * ROWS_PER_BLOCK)
+#define REGISTER_BOUNDS __launch_bounds__(LAUNCH_THREADS)
 #endif
 
 #if CLUSTER > 1
@@ -98,8 +105,12 @@ static_assert(MAX_REGS == 0 || (MAX_REGS >= 24 && MAX_REGS <= 255 && MAX_REGS * 
 #define CLUSTER_DIMS
 #endif
 
-constexpr int kRowThreads = BLOCK * CLUSTER;  // threads per row, over the cluster
 constexpr int kKept = KEEP_ROW > 0 ? KEEP_ROW : 1;
+constexpr int kBlockWarps = LAUNCH_THREADS / 32;
+
+// Every function below is compiled for kX threads of a row in one block, a constant: BLOCK, or with BLOCK 0 each power
+// of two the launch may pick (the kernel dispatches on blockDim.x), so that indexing and reductions are unrolled for it.
+template <int kX> constexpr int kRowThreads = kX * CLUSTER;  // threads of a row over the cluster
 
 // V bf16 in one load or store of 2 * V bytes.
 template <int V> struct Bf16Pack;
@@ -266,47 +277,49 @@ __device__ __forceinline__ T partial_of(const T* at, int rank) {
 #endif
 }
 
-// T over the BLOCK * CLUSTER threads of this thread's row. Every thread of the block (and of the cluster) calls it at
-// the same point. `slot` alternates between consecutive calls: a call's writes may then only race with the reads of the
+// T over the kRowThreads<kX> threads of this thread's row. Every thread of the block (and of the cluster) calls it at the
+// same point. `slot` alternates between consecutive calls: a call's writes may then only race with the reads of the
 // call two before, and the barrier of the call between orders those.
-template <class T>
+template <int kX, class T>
 __device__ __forceinline__ T row_merge(T value, int slot) {
-  const int group = static_cast<int>(threadIdx.x) / BLOCK, t = static_cast<int>(threadIdx.x) % BLOCK;
+  const int group = static_cast<int>(threadIdx.y), t = static_cast<int>(threadIdx.x);
 #if SHUFFLE_REDUCE
-  constexpr int kWarps = BLOCK / 32;                      // warps per row in one block
-  constexpr int kPartials = kWarps * CLUSTER;             // per-warp partials of a row, over the cluster
+  constexpr int kWarps = kX / 32;                         // warps per row in one block
+  constexpr int kPartials = kWarps * CLUSTER;              // per-warp partials of a row, over the cluster
   constexpr int kSpan = kPartials < 32 ? kPartials : 32;  // lanes that merge them
   value = lanes_merge<T, 32>(value);
   if constexpr (kPartials > 1) {
-    __shared__ T partials[2][ROWS_PER_BLOCK][kWarps];
-    if (t % 32 == 0) partials[slot][group][t / 32] = value;
+    __shared__ T partials[2][kBlockWarps];
+    T* row_partials = partials[slot] + group * kWarps;
+    if (t % 32 == 0) row_partials[t / 32] = value;
 #if CLUSTER > 1
     cluster_sync();
 #else
     __syncthreads();
 #endif
     value = T{};
-    for (int i = t % kSpan; i < kPartials; i += kSpan) value = T::merge(value, partial_of(&partials[slot][group][i % kWarps], i / kWarps));
+    for (int i = t % kSpan; i < kPartials; i += kSpan) value = T::merge(value, partial_of(&row_partials[i % kWarps], i / kWarps));
     value = lanes_merge<T, kSpan>(value);
   }
   return value;
 #else
-  __shared__ T partials[2][ROWS_PER_BLOCK][BLOCK];
-  partials[slot][group][t] = value;
+  __shared__ T partials[2][LAUNCH_THREADS];
+  T* row_partials = partials[slot] + group * kX;
+  row_partials[t] = value;
   __syncthreads();
 #pragma unroll
-  for (int stride = BLOCK / 2; stride > 0; stride /= 2) {
-    if (t < stride) partials[slot][group][t] = T::merge(partials[slot][group][t], partials[slot][group][t + stride]);
+  for (int stride = kX / 2; stride > 0; stride /= 2) {
+    if (t < stride) row_partials[t] = T::merge(row_partials[t], row_partials[t + stride]);
     __syncthreads();
   }
 #if CLUSTER > 1
   cluster_sync();
   value = T{};
 #pragma unroll
-  for (int rank = 0; rank < CLUSTER; ++rank) value = T::merge(value, partial_of(&partials[slot][group][0], rank));
+  for (int rank = 0; rank < CLUSTER; ++rank) value = T::merge(value, partial_of(&row_partials[0], rank));
   return value;
 #else
-  return partials[slot][group][0];
+  return row_partials[0];
 #endif
 #endif
 }
@@ -315,7 +328,8 @@ struct RowStats {
   float mean, rstd;
 };
 
-// Statistics of a row of which this thread holds pack j = lane + j * kRowThreads in kept[j] (those below `packs`).
+// Statistics of a row of which this thread holds pack j = lane + j * kRowThreads<kX> in kept[j] (those below `packs`).
+template <int kX>
 __device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], int packs, int lane, float inv_hidden, float eps,
                                                int parity) {
   float sum[VEC] = {};
@@ -324,7 +338,7 @@ __device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], i
 #endif
 #pragma unroll
   for (int j = 0; j < kKept; ++j) {
-    if (lane + j * kRowThreads < packs) {
+    if (lane + j * kRowThreads<kX> < packs) {
       float f[VEC];
       unpack<VEC>(kept[j], f);
 #pragma unroll
@@ -337,21 +351,21 @@ __device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], i
     }
   }
 #if REDUCTION == 2
-  const SumSquares total = row_merge(SumSquares{add_all<VEC>(sum), add_all<VEC>(squares)}, parity);
+  const SumSquares total = row_merge<kX>(SumSquares{add_all<VEC>(sum), add_all<VEC>(squares)}, parity);
   const float mean = total.s * inv_hidden;
   const float var = fmaxf(fmaf(total.q, inv_hidden, -mean * mean), 0.0f);
 #else
 #if REDUCTION == 0
-  const float centre = row_merge(Sum{add_all<VEC>(sum)}, 0).s * inv_hidden;  // the row's mean
+  const float centre = row_merge<kX>(Sum{add_all<VEC>(sum)}, 0).s * inv_hidden;  // the row's mean
 #else
-  const int held = packs > lane ? min((packs - lane + kRowThreads - 1) / kRowThreads, kKept) : 0;
+  const int held = packs > lane ? min((packs - lane + kRowThreads<kX> - 1) / kRowThreads<kX>, kKept) : 0;
   const float count = static_cast<float>(held * VEC);
   const float centre = held > 0 ? add_all<VEC>(sum) / count : 0.0f;  // this thread's mean
 #endif
   float deviations[VEC] = {};
 #pragma unroll
   for (int j = 0; j < kKept; ++j) {
-    if (lane + j * kRowThreads < packs) {
+    if (lane + j * kRowThreads<kX> < packs) {
       float f[VEC];
       unpack<VEC>(kept[j], f);
 #pragma unroll
@@ -363,9 +377,9 @@ __device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], i
   }
 #if REDUCTION == 0
   const float mean = centre;
-  const float var = row_merge(Sum{add_all<VEC>(deviations)}, 1).s * inv_hidden;
+  const float var = row_merge<kX>(Sum{add_all<VEC>(deviations)}, 1).s * inv_hidden;
 #else
-  const Moments total = row_merge(Moments{count, centre, add_all<VEC>(deviations)}, parity);
+  const Moments total = row_merge<kX>(Moments{count, centre, add_all<VEC>(deviations)}, parity);
   const float mean = total.mean;
   const float var = total.m2 * inv_hidden;
 #endif
@@ -374,22 +388,23 @@ __device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], i
 }
 
 // One row whose packs fit in registers: one read of x. `packs` is 0 for a group past the last token.
+template <int kX>
 __device__ __forceinline__ void kept_row(const __nv_bfloat16* x, const __nv_bfloat16* weight, const __nv_bfloat16* bias,
                                          __nv_bfloat16* out, int packs, int lane, float inv_hidden, float eps, int parity,
                                          const Pack<VEC> (&w_held)[kKept], const Pack<VEC> (&b_held)[kKept]) {
   Pack<VEC> kept[kKept];
 #pragma unroll
   for (int j = 0; j < kKept; ++j) {
-    const int p = lane + j * kRowThreads;
+    const int p = lane + j * kRowThreads<kX>;
     if (p < packs) kept[j] = load_last<VEC>(x + p * VEC);
   }
-  const RowStats stats = kept_stats(kept, packs, lane, inv_hidden, eps, parity);
+  const RowStats stats = kept_stats<kX>(kept, packs, lane, inv_hidden, eps, parity);
   const float shift = -stats.mean * stats.rstd;
 #if PREFETCH
   (void)weight, (void)bias;
 #pragma unroll
   for (int j = 0; j < kKept; ++j) {
-    const int p = lane + j * kRowThreads;
+    const int p = lane + j * kRowThreads<kX>;
     if (p < packs) store_out<VEC>(out + p * VEC, normalise<VEC>(kept[j], w_held[j], b_held[j], stats.rstd, shift));
   }
 #else
@@ -397,31 +412,31 @@ __device__ __forceinline__ void kept_row(const __nv_bfloat16* x, const __nv_bflo
   Pack<VEC> w[kKept], b[kKept];
 #pragma unroll
   for (int j = 0; j < kKept; ++j) {
-    const int p = lane + j * kRowThreads;
+    const int p = lane + j * kRowThreads<kX>;
     if (p < packs) w[j] = load_cached<VEC>(weight + p * VEC), b[j] = load_cached<VEC>(bias + p * VEC);
   }
 #pragma unroll
   for (int j = 0; j < kKept; ++j) {
-    const int p = lane + j * kRowThreads;
+    const int p = lane + j * kRowThreads<kX>;
     if (p < packs) store_out<VEC>(out + p * VEC, normalise<VEC>(kept[j], w[j], b[j], stats.rstd, shift));
   }
 #endif
 }
 
 // Calls visit(values) for each of this thread's packs of a streamed row, UNROLL loads in flight.
-template <int V, class Visit>
+template <int kX, int V, class Visit>
 __device__ __forceinline__ void for_each_pack(const __nv_bfloat16* x, long long packs, int lane, Visit visit) {
 #pragma unroll 1
-  for (long long first = lane; first < packs; first += static_cast<long long>(kRowThreads) * UNROLL) {
+  for (long long first = lane; first < packs; first += static_cast<long long>(kRowThreads<kX>) * UNROLL) {
     Pack<V> loaded[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const long long p = first + static_cast<long long>(u) * kRowThreads;
+      const long long p = first + static_cast<long long>(u) * kRowThreads<kX>;
       if (p < packs) loaded[u] = load_cached<V>(x + p * V);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      if (first + static_cast<long long>(u) * kRowThreads < packs) {
+      if (first + static_cast<long long>(u) * kRowThreads<kX> < packs) {
         float f[V];
         unpack<V>(loaded[u], f);
         visit(f);
@@ -431,66 +446,66 @@ __device__ __forceinline__ void for_each_pack(const __nv_bfloat16* x, long long 
 }
 
 // One row streamed from memory: a pass per reduction, then one to normalise. `packs` is 0 for a group past the last token.
-template <int V>
+template <int kX, int V>
 __device__ __forceinline__ void streamed_row(const __nv_bfloat16* x, const __nv_bfloat16* weight, const __nv_bfloat16* bias,
                                              __nv_bfloat16* out, long long packs, int lane, float inv_hidden, float eps, int parity) {
 #if REDUCTION == 0
   (void)parity;
   float sum[V] = {};
-  for_each_pack<V>(x, packs, lane, [&](const float (&f)[V]) {
+  for_each_pack<kX, V>(x, packs, lane, [&](const float (&f)[V]) {
 #pragma unroll
     for (int i = 0; i < V; ++i) sum[i] += f[i];
   });
-  const float mean = row_merge(Sum{add_all<V>(sum)}, 0).s * inv_hidden;
+  const float mean = row_merge<kX>(Sum{add_all<V>(sum)}, 0).s * inv_hidden;
   float deviations[V] = {};
-  for_each_pack<V>(x, packs, lane, [&](const float (&f)[V]) {
+  for_each_pack<kX, V>(x, packs, lane, [&](const float (&f)[V]) {
 #pragma unroll
     for (int i = 0; i < V; ++i) {
       const float d = f[i] - mean;
       deviations[i] = fmaf(d, d, deviations[i]);
     }
   });
-  const float var = row_merge(Sum{add_all<V>(deviations)}, 1).s * inv_hidden;
+  const float var = row_merge<kX>(Sum{add_all<V>(deviations)}, 1).s * inv_hidden;
 #elif REDUCTION == 1
   Moments moments{};
-  for_each_pack<V>(x, packs, lane, [&](const float (&f)[V]) {
+  for_each_pack<kX, V>(x, packs, lane, [&](const float (&f)[V]) {
     const float centre = add_all<V>(f) * (1.0f / V);
     float deviations[V];
 #pragma unroll
     for (int i = 0; i < V; ++i) deviations[i] = (f[i] - centre) * (f[i] - centre);
     moments = Moments::merge(moments, Moments{static_cast<float>(V), centre, add_all<V>(deviations)});
   });
-  moments = row_merge(moments, parity);
+  moments = row_merge<kX>(moments, parity);
   const float mean = moments.mean;
   const float var = moments.m2 * inv_hidden;
 #else
   float sum[V] = {}, squares[V] = {};
-  for_each_pack<V>(x, packs, lane, [&](const float (&f)[V]) {
+  for_each_pack<kX, V>(x, packs, lane, [&](const float (&f)[V]) {
 #pragma unroll
     for (int i = 0; i < V; ++i) sum[i] += f[i], squares[i] = fmaf(f[i], f[i], squares[i]);
   });
-  const SumSquares total = row_merge(SumSquares{add_all<V>(sum), add_all<V>(squares)}, parity);
+  const SumSquares total = row_merge<kX>(SumSquares{add_all<V>(sum), add_all<V>(squares)}, parity);
   const float mean = total.s * inv_hidden;
   const float var = fmaxf(fmaf(total.q, inv_hidden, -mean * mean), 0.0f);
 #endif
   const float rstd = rsqrtf(var + eps), shift = -mean * rstd;
 #pragma unroll 1
-  for (long long first = lane; first < packs; first += static_cast<long long>(kRowThreads) * UNROLL) {
+  for (long long first = lane; first < packs; first += static_cast<long long>(kRowThreads<kX>) * UNROLL) {
     Pack<V> xv[UNROLL], wv[UNROLL], bv[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const long long p = first + static_cast<long long>(u) * kRowThreads;
+      const long long p = first + static_cast<long long>(u) * kRowThreads<kX>;
       if (p < packs) xv[u] = load_last<V>(x + p * V), wv[u] = load_cached<V>(weight + p * V), bv[u] = load_cached<V>(bias + p * V);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const long long p = first + static_cast<long long>(u) * kRowThreads;
+      const long long p = first + static_cast<long long>(u) * kRowThreads<kX>;
       if (p < packs) store_out<V>(out + p * V, normalise<V>(xv[u], wv[u], bv[u], rstd, shift));
     }
   }
 }
 
-// Calls body(chunk, parity) for each chunk of ROWS_PER_BLOCK tokens this cluster normalises: token chunk * ROWS_PER_BLOCK
+// Calls body(chunk, parity) for each chunk of blockDim.y tokens this cluster normalises: token chunk * blockDim.y
 // + group goes to group `group` of each block of the cluster; parity alternates. Every thread of a cluster runs the same
 // calls (a group past the last token reads nothing but takes part in the reductions), so the barriers match.
 template <class Body>
@@ -499,7 +514,7 @@ __device__ __forceinline__ void for_each_chunk(long long tokens, Body body) {
   (void)tokens;
   body(static_cast<long long>(blockIdx.x / CLUSTER), 0);  // the grid has one cluster per chunk
 #else
-  const long long chunks = (tokens + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+  const long long chunks = (tokens + blockDim.y - 1) / blockDim.y;
   int parity = 0;
 #pragma unroll 1
   for (long long chunk = blockIdx.x / CLUSTER; chunk < chunks; chunk += gridDim.x / CLUSTER, parity ^= 1) body(chunk, parity);
@@ -508,47 +523,66 @@ __device__ __forceinline__ void for_each_chunk(long long tokens, Body body) {
 
 __device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (2 * VEC) == 0; }
 
-extern "C" __global__ void REGISTER_BOUNDS CLUSTER_DIMS
-layernorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight, const __nv_bfloat16* __restrict__ bias,
-               const float* __restrict__ eps_at, __nv_bfloat16* __restrict__ out, long long tokens, long long hidden) {
-  const int group = static_cast<int>(threadIdx.x) / BLOCK;
+// The kernel's work for kX threads per row in a block.
+template <int kX>
+__device__ __forceinline__ void normalise_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight,
+                                               const __nv_bfloat16* __restrict__ bias, const float* __restrict__ eps_at,
+                                               __nv_bfloat16* __restrict__ out, long long tokens, long long hidden) {
+  const int group = static_cast<int>(threadIdx.y);
 #if CLUSTER > 1
   const int rank = static_cast<int>(__clusterRelativeBlockRank());
 #else
   const int rank = 0;
 #endif
-  const int lane = rank * BLOCK + static_cast<int>(threadIdx.x) % BLOCK;  // this thread's place among its row's threads
+  const int lane = rank * kX + static_cast<int>(threadIdx.x);  // this thread's place among its row's threads
   const float eps = *eps_at;
   const float inv_hidden = 1.0f / static_cast<float>(hidden);
   // The same for every row: with hidden_size a multiple of VEC and aligned pointers, every pack is aligned.
   const bool vectorised = VEC == 1 || (hidden % VEC == 0 && aligned(x) && aligned(weight) && aligned(bias) && aligned(out));
-  const bool keep = KEEP_ROW > 0 && vectorised && hidden / VEC <= static_cast<long long>(KEEP_ROW) * kRowThreads;
+  const bool keep = KEEP_ROW > 0 && vectorised && hidden / VEC <= static_cast<long long>(KEEP_ROW) * kRowThreads<kX>;
   if (keep) {
     const int packs = static_cast<int>(hidden / VEC);
     Pack<VEC> w_held[kKept], b_held[kKept];
 #if PREFETCH
 #pragma unroll
     for (int j = 0; j < kKept; ++j) {
-      const int p = lane + j * kRowThreads;
+      const int p = lane + j * kRowThreads<kX>;
       if (p < packs) w_held[j] = load_cached<VEC>(weight + p * VEC), b_held[j] = load_cached<VEC>(bias + p * VEC);
     }
 #endif
     for_each_chunk(tokens, [&](long long chunk, int parity) {
-      const long long token = chunk * ROWS_PER_BLOCK + group;
+      const long long token = chunk * blockDim.y + group;
       const long long base = (token < tokens ? token : 0) * hidden;
-      kept_row(x + base, weight, bias, out + base, token < tokens ? packs : 0, lane, inv_hidden, eps, parity, w_held, b_held);
+      kept_row<kX>(x + base, weight, bias, out + base, token < tokens ? packs : 0, lane, inv_hidden, eps, parity, w_held, b_held);
     });
   } else {
     for_each_chunk(tokens, [&](long long chunk, int parity) {
-      const long long token = chunk * ROWS_PER_BLOCK + group;
+      const long long token = chunk * blockDim.y + group;
       const long long base = (token < tokens ? token : 0) * hidden;
       const long long n = token < tokens ? hidden : 0;
       if (vectorised)
-        streamed_row<VEC>(x + base, weight, bias, out + base, n / VEC, lane, inv_hidden, eps, parity);
+        streamed_row<kX, VEC>(x + base, weight, bias, out + base, n / VEC, lane, inv_hidden, eps, parity);
       else
-        streamed_row<1>(x + base, weight, bias, out + base, n, lane, inv_hidden, eps, parity);
+        streamed_row<kX, 1>(x + base, weight, bias, out + base, n, lane, inv_hidden, eps, parity);
     });
   }
+}
+
+extern "C" __global__ void REGISTER_BOUNDS CLUSTER_DIMS
+layernorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight, const __nv_bfloat16* __restrict__ bias,
+               const float* __restrict__ eps_at, __nv_bfloat16* __restrict__ out, long long tokens, long long hidden) {
+#if BLOCK > 0
+  normalise_rows<BLOCK>(x, weight, bias, eps_at, out, tokens, hidden);
+#else
+  switch (blockDim.x) {  // the launch picks a power of two from 32 to 512
+    case 32: normalise_rows<32>(x, weight, bias, eps_at, out, tokens, hidden); break;
+    case 64: normalise_rows<64>(x, weight, bias, eps_at, out, tokens, hidden); break;
+    case 128: normalise_rows<128>(x, weight, bias, eps_at, out, tokens, hidden); break;
+    case 256: normalise_rows<256>(x, weight, bias, eps_at, out, tokens, hidden); break;
+    case 512: normalise_rows<512>(x, weight, bias, eps_at, out, tokens, hidden); break;
+    default: __trap();  // a launch this kernel was not compiled for: an error, never a wrong result
+  }
+#endif
 #if CLUSTER > 1
   cluster_sync();  // no block leaves while another block of its cluster may still read its partials
 #endif

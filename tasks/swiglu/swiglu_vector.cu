@@ -18,7 +18,7 @@
 #define VEC 8
 #endif
 #ifndef BLOCK
-#define BLOCK 256
+#define BLOCK 64
 #endif
 #ifndef ITEMS
 #define ITEMS 1

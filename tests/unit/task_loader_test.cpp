@@ -188,6 +188,56 @@ TEST_F(TaskLoaderTest, TheFamilyTasksSpanDecodeToPrefill) {
   }
 }
 
+// BLOCK 0 of the row-norm templates: the launch fits the threads of a row to hidden_size, and each kernel relies on what
+// these expressions promise (whole warps, at most 512 threads a block, every kept pack held; layernorm dispatches on a
+// power of two and traps on anything else).
+TEST_F(TaskLoaderTest, NormTemplatesFitTheirThreadsToTheRow) {
+  for (const char* name : {"layernorm", "post_rmsnorm", "fused_add_rmsnorm"}) {
+    SCOPED_TRACE(name);
+    const Task task = load_task(kTasks / name);
+    const auto cuda = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
+                                   [](const Template& t) { return t.device == "cuda" && t.form == TemplateForm::kernel; });
+    ASSERT_NE(cuda, task.definition.templates.end());
+    ASSERT_TRUE(cuda->launch.has_value());
+    ASSERT_EQ(cuda->launch->block.size(), 2u);
+    std::map<std::string, std::vector<std::int64_t>> domain;
+    Bindings names;
+    for (const auto& knob : cuda->knobs) domain[knob.name] = knob.values, names[knob.name] = static_cast<double>(knob.values.front());
+    EXPECT_EQ(domain.at("BLOCK").front(), 0) << "the search starts from the fitted geometry";
+    names["BLOCK"] = 0;
+    int checked = 0;
+    for (const auto keep : domain.at("KEEP_ROW"))
+      for (const auto vec : domain.at("VEC"))
+        for (const auto cluster : domain.at("CLUSTER"))
+          for (const auto rows : domain.at("ROWS_PER_BLOCK"))
+            for (const std::int64_t hidden : {1, 7, 2048, 2304, 4544, 8192, 14848, 16384, 65536})
+              for (const std::int64_t tokens : {1, 3, 777, 32768}) {
+                names["KEEP_ROW"] = static_cast<double>(keep), names["VEC"] = static_cast<double>(vec);
+                names["CLUSTER"] = static_cast<double>(cluster), names["ROWS_PER_BLOCK"] = static_cast<double>(rows);
+                names["hidden_size"] = static_cast<double>(hidden), names["num_tokens"] = static_cast<double>(tokens);
+                if (!std::all_of(cuda->constraints.begin(), cuda->constraints.end(),
+                                 [&](const Expression& c) { return c.evaluate_condition(names); }))
+                  continue;
+                const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
+                const auto grid = cuda->launch->grid[0].evaluate_integer(names);
+                SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " VEC " << vec << " CLUSTER " << cluster << " ROWS "
+                                                  << rows << " hidden " << hidden << " tokens " << tokens);
+                EXPECT_EQ(x % 32, 0);
+                EXPECT_GE(x, 32);
+                EXPECT_GE(y, 1);
+                EXPECT_LE(y, rows);
+                EXPECT_LE(x * y, 512);
+                if (std::string(name) == "layernorm") EXPECT_EQ(x & (x - 1), 0) << x << " is not a power of two";
+                const auto packs = (hidden + vec - 1) / vec;
+                if (x < 512) EXPECT_GE(keep * x * cluster, packs) << "a row that fits 512 threads is held in registers";
+                EXPECT_EQ(grid % cluster, 0);
+                if (names.at("WAVES") == 0) EXPECT_GE(grid / cluster * y, tokens) << "every token has a group of threads";
+                ++checked;
+              }
+    EXPECT_GT(checked, 1000);
+  }
+}
+
 TEST_F(TaskLoaderTest, BuiltInAddRmsNormDetails) {
   const Task task = load_task(kTasks / "add_rmsnorm");
   // Inputs and outputs keep the file's order: it is the order of run(...) and of the candidate ABI.
