@@ -1,40 +1,39 @@
 #!/usr/bin/env python3
 """Times configurations of a task's kernel-only CUDA template directly on a GPU, without the judge: which knob values matter per workload.
 
-Each configuration is compiled once, as the judge compiles a kernel-only candidate (src/judge/cuda/cuda_compiler.cpp
+Each configuration is compiled once as the judge compiles a kernel-only candidate (src/judge/cuda/cuda_compiler.cpp
 build_kernel: NVRTC, --gpu-architecture=sm_90a --std=c++17 -lineinfo, the toolkit's include and include/cccl, -DKNOB=VALUE
-for every knob), loaded through CuPy and launched as the judge launches it (src/judge/cuda/gpu_worker.cpp launch_kernel: a
-device pointer per input, a scalar input as a pointer to a device value of its dtype, a device pointer per output, then
-every var axis of the definition, in definition order, as a long long; grid, block and dynamic shared memory evaluated
-from the template's "launch" over the workload's axes and the knobs, within CUDA's limits as src/judge/judge.cpp
-launch_request checks them). The expressions are evaluated by a port of src/task/expression.cpp (doubles, Python-like
-floor division and modulo), not by Python's eval.
+per knob), loaded through CuPy and launched as src/judge/cuda/gpu_worker.cpp launch_kernel does: a device pointer per
+input (a scalar as a pointer to a device value of its dtype), one per output, then every var axis in definition order as
+a long long; grid, block and dynamic shared memory are the template's "launch" expressions over the workload's axes and
+the knobs, evaluated in doubles as src/task/expression.cpp does (Python's parser and a checked walk of its tree, never
+eval) and held to CUDA's limits as src/judge/judge.cpp launch_request holds them.
 
-For each workload (inputs made once by bench/torch_baselines.make_inputs, seed 1), for each configuration: one launch into
-outputs filled with 0xFF bytes (NaN for floats: an unwritten element is a bad one), compared with the PyTorch reference
-as the judge compares (src/judge/comparison.cpp: both in float32, |a - b| > atol + rtol * |b| is bad, NaN/inf bad, the
-workload's "tolerance" or atol = rtol = 1e-2 and 99% matched), then timed with kernelarc_oracle's device timer: the span
-of the call's kernels from the profiler's records, each call after flush.fill_ of twice the L2 (as the judge and
-bench/torch_baselines.py time), median over --iterations; then compared again (a kernel that depends on its outputs'
-previous contents, or races, shows there). With --compile the reference is also timed under torch.compile(dynamic=False)
-(and eager), per workload, as torch_baselines does; "speedup" is torch.compile's time over the configuration's (> 1:
-faster than torch.compile).
+Per workload (inputs from bench/torch_baselines.make_inputs, seed 1) and configuration: one launch into outputs filled
+with 0xFF bytes (NaN for floats: an unwritten element is a bad one), compared with the PyTorch reference as
+src/judge/comparison.cpp compares (both in float32, |a - b| > atol + rtol * |b| is bad, NaN/inf bad, the workload's
+"tolerance" or atol = rtol = 1e-2 and 99% matched); timed by kernelarc_oracle.device_times_ns (the span of the call's
+kernels, each call after flushing twice the L2, median over --iterations); compared again (a kernel that depends on its
+outputs' previous contents, or races, shows there). With --compile the reference is also timed eager and under
+torch.compile(dynamic=False); "speedup" is torch.compile's time over the configuration's (> 1: faster).
 
     python3 bench/template_sweep.py TASK_DIR CONFIGS.json [--template NAME] [--workloads uuid,uuid|all] [--iterations 30]
         [--warmup 5] [--compile] [--out result.json]
     python3 bench/template_sweep.py --self-test [--tasks-dir tasks]      # the non-GPU logic only (no torch, no CuPy)
 
-CONFIGS.json: a list of {"name": str, "knobs": {KNOB: value}}. A knob not given takes its first (default) value; a knob
-given a list of values expands into one configuration per combination (named NAME[KNOB=v,...]). A configuration that
-violates one of the template's constraints (those over knobs only, as src/engine/brain.cpp knobs_allowed) is reported
-and skipped. CONFIGS.json may also be the word `default`: the default knobs only. A build, launch or comparison error of
-one configuration is recorded and the sweep goes on; an error that leaves the CUDA context unusable (an illegal address)
-ends the sweep, with what was measured so far written to --out.
+CONFIGS.json: a list of {"name": str, "knobs": {KNOB: value}}, or the word `default`. A knob not given takes its first
+(default) value; a knob given a list expands into one configuration per combination (NAME[KNOB=v,...]). A configuration
+that violates a template constraint over knobs only (src/engine/brain.cpp knobs_allowed) is reported and skipped. A
+build, launch or comparison error of one configuration is recorded and the sweep goes on; one that leaves the CUDA
+context unusable ends it with exit code 2. --out is rewritten after every workload.
 """
 import argparse
+import ast
+import contextlib
 import itertools
 import json
 import math
+import operator
 import os
 import pathlib
 import re
@@ -47,457 +46,106 @@ ROOT = HERE.parent
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# Expressions: a port of src/task/expression.cpp (same grammar, same errors, evaluated in doubles).
+# Expressions (src/task/expression.h's grammar), evaluated in doubles as src/task/expression.cpp evaluates them
 
 class ExpressionError(ValueError):
-    """A syntax or evaluation problem, named with its 0-based column and the expression's text."""
-
-    def __init__(self, text, column, problem):
-        shown = text if len(text) <= 200 else text[:200] + "..."
-        super().__init__(f'expression "{shown}", column {column}: {problem}')
-        self.column = column
+    def __init__(self, text, problem):
+        super().__init__(f'expression "{str(text)[:200]}{"..." if len(str(text)) > 200 else ""}": {problem}')
 
 
-_MAX_TEXT = 4096
-_MAX_DEPTH = 64
-_TWO_CHAR = ("**", "//", "==", "!=", "<=", ">=", "&&", "||")
-_ONE_CHAR = "+-*/%<>!(),"
-_SPACE = " \t\n\r\f\v"
-_FUNCTIONS = {"min": (2, None), "max": (2, None), "ceil_div": (2, 2), "floor": (1, 1), "ceil": (1, 1), "abs": (1, 1),
-              "sqrt": (1, 1), "log2": (1, 1)}
-_KEYWORDS = ("and", "or", "not", "True", "False", "true", "false")
-_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
-
-
-def _digit(c):
-    return "0" <= c <= "9"
-
-
-def _identifier_start(c):
-    return ("A" <= c <= "Z") or ("a" <= c <= "z") or c == "_"
-
-
-def _tokenize(text):
-    """[(kind, lexeme, column, number)], kind one of number, identifier, symbol, end."""
-    tokens, i, n = [], 0, len(text)
-
-    def fail(column, problem):
-        raise ExpressionError(text, column, problem)
-
-    while i < n:
-        c = text[i]
-        if c in _SPACE:
-            i += 1
-        elif _digit(c) or (c == "." and i + 1 < n and _digit(text[i + 1])):
-            start = i
-            while i < n and _digit(text[i]):
-                i += 1
-            if i < n and text[i] == ".":
-                i += 1
-                while i < n and _digit(text[i]):
-                    i += 1
-            if i < n and text[i] in "eE":
-                i += 1
-                if i < n and text[i] in "+-":
-                    i += 1
-                if i >= n or not _digit(text[i]):
-                    fail(start, f"malformed number '{text[start:i]}': exponent needs digits")
-                while i < n and _digit(text[i]):
-                    i += 1
-            lexeme = text[start:i]
-            value = float(lexeme)
-            mantissa = re.split("[eE]", lexeme)[0]
-            if math.isinf(value) or (value == 0.0 and any(d in "123456789" for d in mantissa)):
-                fail(start, f"number '{lexeme}' is out of range")  # std::from_chars: result_out_of_range
-            tokens.append(("number", lexeme, start, value))
-        elif _identifier_start(c):
-            start = i
-            while i < n and (_identifier_start(text[i]) or _digit(text[i])):
-                i += 1
-            tokens.append(("identifier", text[start:i], start, 0.0))
-        else:
-            rest = text[i:]
-            two = next((s for s in _TWO_CHAR if rest.startswith(s)), None)
-            if two:
-                tokens.append(("symbol", two, i, 0.0))
-                i += 2
-            elif c in _ONE_CHAR:
-                tokens.append(("symbol", c, i, 0.0))
-                i += 1
-            elif c == "=":
-                fail(i, "unexpected '='; use '==' to compare")
-            elif c == "&":
-                fail(i, "unexpected '&'; use '&&' or 'and'")
-            elif c == "|":
-                fail(i, "unexpected '|'; use '||' or 'or'")
-            else:
-                code = ord(c)
-                fail(i, f"unexpected character '{c}'" if 0x20 <= code < 0x7F else f"unexpected byte {code}")
-    tokens.append(("end", "", n, 0.0))
-    return tokens
-
-
-class _Parser:
-    # Nodes: ("num", value, column) ("var", name, column) ("un", op, operand, column) ("bin", op, left, right, column)
-    # ("call", name, [operands], column)
-    def __init__(self, text):
-        self.text = text
-        self.tokens = _tokenize(text)
-        self.index = 0
-        self.depth = 0
-        self.variables = set()
-
-    def fail(self, column, problem):
-        raise ExpressionError(self.text, column, problem)
-
-    def peek(self):
-        return self.tokens[self.index]
-
-    def advance(self):
-        token = self.tokens[self.index]
-        if token[0] != "end":
-            self.index += 1
-        return token
-
-    def at_symbol(self, symbol):
-        token = self.peek()
-        return token[0] == "symbol" and token[1] == symbol
-
-    def at_keyword(self, keyword):
-        token = self.peek()
-        return token[0] == "identifier" and token[1] == keyword
-
-    @staticmethod
-    def describe(token):
-        return "end of expression" if token[0] == "end" else f"'{token[1]}'"
-
-    def enter(self, column):
-        if self.depth >= _MAX_DEPTH:
-            self.fail(column, f"expression nests deeper than {_MAX_DEPTH} levels")
-        self.depth += 1
-
-    def leave(self):
-        self.depth -= 1
-
-    def parse_whole(self):
-        if self.peek()[0] == "end":
-            self.fail(0, "expression is empty")
-        root = self.parse_or()
-        if self.peek()[0] != "end":
-            self.fail(self.peek()[2], f"unexpected {self.describe(self.peek())} after a complete expression")
-        return root
-
-    def parse_or(self):
-        left = self.parse_and()
-        while self.at_symbol("||") or self.at_keyword("or"):
-            column = self.advance()[2]
-            left = ("bin", "or", left, self.parse_and(), column)
-        return left
-
-    def parse_and(self):
-        left = self.parse_not()
-        while self.at_symbol("&&") or self.at_keyword("and"):
-            column = self.advance()[2]
-            left = ("bin", "and", left, self.parse_not(), column)
-        return left
-
-    def parse_not(self):
-        if self.at_symbol("!") or self.at_keyword("not"):
-            column = self.peek()[2]
-            self.enter(column)
-            self.advance()
-            node = ("un", "not", self.parse_not(), column)
-            self.leave()
-            return node
-        return self.parse_comparison()
-
-    def comparison_at_cursor(self):
-        token = self.peek()
-        return token[1] if token[0] == "symbol" and token[1] in _COMPARISONS else None
-
-    def parse_comparison(self):
-        left = self.parse_additive()
-        op = self.comparison_at_cursor()
-        if op is None:
-            return left
-        column = self.advance()[2]
-        node = ("bin", op, left, self.parse_additive(), column)
-        if self.comparison_at_cursor():
-            self.fail(self.peek()[2], "chained comparisons are not supported; combine them with 'and'")
-        return node
-
-    def parse_additive(self):
-        left = self.parse_multiplicative()
-        while self.at_symbol("+") or self.at_symbol("-"):
-            token = self.advance()
-            left = ("bin", token[1], left, self.parse_multiplicative(), token[2])
-        return left
-
-    def parse_multiplicative(self):
-        left = self.parse_unary()
-        while self.at_symbol("*") or self.at_symbol("/") or self.at_symbol("//") or self.at_symbol("%"):
-            token = self.advance()
-            left = ("bin", token[1], left, self.parse_unary(), token[2])
-        return left
-
-    def parse_unary(self):
-        if self.at_symbol("-") or self.at_symbol("+"):
-            token = self.peek()
-            self.enter(token[2])
-            self.advance()
-            node = ("un", token[1], self.parse_unary(), token[2])
-            self.leave()
-            return node
-        return self.parse_power()
-
-    def parse_power(self):  # Python: power ::= primary ["**" u_expr]
-        base = self.parse_primary()
-        if not self.at_symbol("**"):
-            return base
-        column = self.peek()[2]
-        self.enter(column)
-        self.advance()
-        node = ("bin", "**", base, self.parse_unary(), column)
-        self.leave()
-        return node
-
-    def parse_primary(self):
-        token = self.peek()
-        if token[0] == "number":
-            self.advance()
-            return ("num", token[3], token[2])
-        if token[0] == "identifier":
-            return self.parse_identifier()
-        if token[0] == "symbol" and token[1] == "(":
-            open_column = token[2]
-            self.enter(open_column)
-            self.advance()
-            inner = self.parse_or()
-            self.expect_closing(open_column)
-            self.leave()
-            return inner
-        self.fail(token[2], f"unexpected {self.describe(token)}; expected a number, name or '('")
-
-    def expect_closing(self, open_column):
-        if self.at_symbol(")"):
-            self.advance()
-            return
-        self.fail(self.peek()[2], f"expected ')' to close '(' at column {open_column} but found {self.describe(self.peek())}")
-
-    def parse_identifier(self):
-        token = self.advance()
-        name = token[1]
-        if name in ("True", "true"):
-            return ("num", 1.0, token[2])
-        if name in ("False", "false"):
-            return ("num", 0.0, token[2])
-        if name in _KEYWORDS:
-            self.fail(token[2], f"unexpected keyword '{name}'")
-        if self.at_symbol("("):
-            return self.parse_call(token)
-        self.variables.add(name)
-        return ("var", name, token[2])
-
-    def parse_call(self, name_token):
-        name = name_token[1]
-        if name not in _FUNCTIONS:
-            self.fail(name_token[2], f"unknown function '{name}'")
-        open_column = self.peek()[2]
-        self.enter(open_column)
-        self.advance()
-        operands = []
-        if not self.at_symbol(")"):
-            operands.append(self.parse_or())
-            while self.at_symbol(","):
-                self.advance()
-                operands.append(self.parse_or())
-        self.expect_closing(open_column)
-        self.leave()
-        low, high = _FUNCTIONS[name]
-        if len(operands) < low or (high is not None and len(operands) > high):
-            plural = lambda count: f"{count} argument" + ("" if count == 1 else "s")  # noqa: E731
-            expected = f"at least {plural(low)}" if high is None else plural(low)
-            self.fail(name_token[2], f"function '{name}' expects {expected}, got {len(operands)}")
-        return ("call", name, operands, name_token[2])
-
-
-def _floor_divide(dividend, divisor):
-    """Python's divmod for floats, as src/task/expression.cpp floor_divide: (quotient, remainder)."""
-    remainder = math.fmod(dividend, divisor)
-    quotient = (dividend - remainder) / divisor
-    if remainder != 0.0 and ((divisor < 0.0) != (remainder < 0.0)):
-        remainder += divisor
-        quotient -= 1.0
-    floored = _c_floor(quotient)
-    if quotient - floored > 0.5:
-        floored += 1.0
-    return floored, remainder
-
-
-def _c_floor(value):
-    """std::floor: a float, the sign of a zero kept (math.floor returns an int, and -0.0 becomes 0)."""
-    if not math.isfinite(value):
-        return value
-    result = float(math.floor(value))
-    return math.copysign(0.0, value) if result == 0.0 else result
-
-
-def _c_ceil(value):
-    if not math.isfinite(value):
-        return value
-    result = float(math.ceil(value))
-    return math.copysign(0.0, value) if result == 0.0 else result
-
-
-def _format_number(value):
-    """std::to_chars(double) with no format: the shortest round-trip digits, fixed or scientific, whichever is shorter
-    (fixed on a tie), as the C++ messages show numbers."""
-    value = float(value)
-    if value == 0.0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    if not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("-inf" if value < 0 else "inf")
-    sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    fraction = fraction.rstrip("0") if fraction != "0" else ""
-    digits = (whole + fraction).lstrip("0")  # value = digits * 10**shift
-    shift = int(exponent or 0) - len(fraction)
-    stripped = digits.rstrip("0")
-    shift += len(digits) - len(stripped)
-    digits = stripped
-    scientific_exponent = shift + len(digits) - 1
-    scientific = digits[0] + ("." + digits[1:] if len(digits) > 1 else "") + \
-        ("e-" if scientific_exponent < 0 else "e+") + f"{abs(scientific_exponent):02d}"
-    if shift >= 0:
-        fixed = digits + "0" * shift
-    elif len(digits) + shift > 0:
-        fixed = digits[:len(digits) + shift] + "." + digits[len(digits) + shift:]
-    else:
-        fixed = "0." + "0" * (-(len(digits) + shift)) + digits
-    return sign + (fixed if len(fixed) <= len(scientific) else scientific)
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: math.pow}  # float // and % floor, as the C++
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+            ast.GtE: operator.ge}
+_FUNCTIONS = {"min": (min, 2, math.inf), "max": (max, 2, math.inf), "ceil_div": (lambda a, b: -(-a // b), 2, 2),
+              "floor": (math.floor, 1, 1), "ceil": (math.ceil, 1, 1), "abs": (abs, 1, 1), "sqrt": (math.sqrt, 1, 1),
+              "log2": (math.log2, 1, 1)}  # (function, fewest and most arguments)
 
 
 class Expression:
-    """Parsed once, evaluated many times over {name: number} bindings."""
+    """Parsed by Python's parser once &&, ||, ! and true/false are spelt the Python way, then checked node by node: numbers,
+    names, + - * / // % **, unary + - not, and/or, one comparison (not chained) and the _FUNCTIONS with positional
+    arguments; anything else is an ExpressionError. Comparisons and and/or/not give 1.0 or 0.0; and/or short-circuit."""
 
     def __init__(self, text):
-        if not isinstance(text, str):
-            raise ExpressionError(str(text), 0, "expected a string")
-        if len(text) > _MAX_TEXT:
-            raise ExpressionError(text, _MAX_TEXT, f"expression is longer than {_MAX_TEXT} characters")
-        parser = _Parser(text)
         self.text = text
-        self.root = parser.parse_whole()
-        self.variables = sorted(parser.variables)
+        if not isinstance(text, str) or len(text) > 4096 or re.search(r"[^ -~\s]", text):
+            raise ExpressionError(text, "expected a string of at most 4096 printable ASCII characters")
+        python = re.sub(r"!(?!=)", " not ", text.replace("&&", " and ").replace("||", " or "))
+        python = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", " ".join(python.split())))
+        try:
+            self.tree = ast.parse(python, mode="eval").body
+        except (SyntaxError, RecursionError, MemoryError) as error:
+            raise ExpressionError(text, f"syntax error: {getattr(error, 'msg', 'nested too deeply')}") from None
+        self.variables = sorted(self._check(self.tree))
 
-    def fail(self, node, problem):
-        raise ExpressionError(self.text, node[-1], problem)
+    def _check(self, node, depth=0):
+        """The names under the node; raises on anything outside the grammar."""
+        if depth > 200:  # the evaluation recurses as deep
+            raise ExpressionError(self.text, "nested deeper than 200 levels")
+        if isinstance(node, ast.Name):
+            return {node.id}
+        if isinstance(node, ast.Constant) and type(node.value) in (bool, int, float):
+            if node.value > sys.float_info.max:  # never negative: -1 is a UnaryOp
+                raise ExpressionError(self.text, "a number is out of range")
+            return set()
+        if isinstance(node, ast.BoolOp):
+            children = node.values
+        elif isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            children = [node.left, node.right]
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub, ast.Not)):
+            children = [node.operand]
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            children = [node.left] + node.comparators
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
+              and not node.keywords and _FUNCTIONS[node.func.id][1] <= len(node.args) <= _FUNCTIONS[node.func.id][2]):
+            children = node.args
+        else:
+            raise ExpressionError(self.text, f"'{ast.unparse(node)}' is outside the grammar (numbers, names, + - * / // % "
+                                  f"**, one comparison, and/or/not, {', '.join(_FUNCTIONS)} with the right argument count)")
+        return set().union(*(self._check(child, depth + 1) for child in children))
 
-    def finite(self, value, node, operation):
+    def evaluate(self, names, node=None):
+        node = self.tree if node is None else node
+        if isinstance(node, ast.Constant):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            if node.id not in names:
+                raise ExpressionError(self.text, f"unknown variable '{node.id}'")
+            value = float(names[node.id])
+        elif isinstance(node, ast.BoolOp):  # all/any over a generator: short-circuits
+            test = all if isinstance(node.op, ast.And) else any
+            value = float(test(self.evaluate(names, child) != 0.0 for child in node.values))
+        elif isinstance(node, ast.UnaryOp):
+            value = self.evaluate(names, node.operand)
+            if not isinstance(node.op, ast.UAdd):
+                value = float(value == 0.0) if isinstance(node.op, ast.Not) else -value
+        elif isinstance(node, ast.Compare):
+            left, right = self.evaluate(names, node.left), self.evaluate(names, node.comparators[0])
+            value = float(_COMPARE[type(node.ops[0])](left, right))
+        else:
+            binary = isinstance(node, ast.BinOp)
+            function = _BINARY[type(node.op)] if binary else _FUNCTIONS[node.func.id][0]
+            operands = [self.evaluate(names, child) for child in ([node.left, node.right] if binary else node.args)]
+            try:
+                value = float(function(*operands))
+            except ZeroDivisionError:
+                raise ExpressionError(self.text, f"division by zero in '{ast.unparse(node)}'") from None
+            except (ArithmeticError, ValueError) as error:  # pow, sqrt, log2 outside their domain or range
+                raise ExpressionError(self.text, f"'{ast.unparse(node)}': {error}") from None
         if not math.isfinite(value):
-            self.fail(node, f"result of '{operation}' is not a finite number")
+            raise ExpressionError(self.text, f"'{ast.unparse(node)}' is not a finite number")
         return value
 
-    def evaluate(self, bindings):
-        return self._eval(self.root, bindings)
-
-    def evaluate_integer(self, bindings):
-        value = self.evaluate(bindings)
-        if math.trunc(value) != value:
-            raise ExpressionError(self.text, 0, f"value {_format_number(value)} is not an integer")
-        if value < -9223372036854775808.0 or value >= 9223372036854775808.0:
-            raise ExpressionError(self.text, 0, f"value {_format_number(value)} is outside the 64-bit integer range")
+    def evaluate_integer(self, names):
+        """As evaluate, but the value must be an exact integer within int64 range (launch geometry, axes)."""
+        value = self.evaluate(names)
+        if not value.is_integer() or not -2.0 ** 63 <= value < 2.0 ** 63:
+            raise ExpressionError(self.text, f"value {value!r} is not an integer in the 64-bit range")
         return int(value)
 
-    def evaluate_condition(self, bindings):
-        return self.evaluate(bindings) != 0.0
-
-    def _eval(self, node, bindings):
-        kind = node[0]
-        if kind == "num":
-            return node[1]
-        if kind == "var":
-            if node[1] not in bindings:
-                self.fail(node, f"unknown variable '{node[1]}'")
-            value = float(bindings[node[1]])
-            if not math.isfinite(value):
-                self.fail(node, f"variable '{node[1]}' is bound to a non-finite value")
-            return value
-        if kind == "un":
-            operand = self._eval(node[2], bindings)
-            if node[1] == "-":
-                return -operand
-            if node[1] == "+":
-                return operand
-            return 1.0 if operand == 0.0 else 0.0  # not
-        if kind == "bin":
-            return self._binary(node, bindings)
-        return self._call(node, bindings)
-
-    def _binary(self, node, bindings):
-        op, left_node, right_node = node[1], node[2], node[3]
-        if op == "or":
-            return 1.0 if (self._eval(left_node, bindings) != 0.0 or self._eval(right_node, bindings) != 0.0) else 0.0
-        if op == "and":
-            return 1.0 if (self._eval(left_node, bindings) != 0.0 and self._eval(right_node, bindings) != 0.0) else 0.0
-        left = self._eval(left_node, bindings)
-        right = self._eval(right_node, bindings)
-        if op in _COMPARISONS:
-            result = {"==": left == right, "!=": left != right, "<": left < right, "<=": left <= right, ">": left > right,
-                      ">=": left >= right}[op]
-            return 1.0 if result else 0.0
-        if op == "+":
-            return self.finite(left + right, node, op)
-        if op == "-":
-            return self.finite(left - right, node, op)
-        if op == "*":
-            return self.finite(left * right, node, op)
-        if op == "/":
-            if right == 0.0:
-                self.fail(node, "division by zero")
-            return self.finite(left / right, node, op)
-        if op == "//":
-            if right == 0.0:
-                self.fail(node, "floor division by zero")
-            return self.finite(_floor_divide(left, right)[0], node, op)
-        if op == "%":
-            if right == 0.0:
-                self.fail(node, "modulo by zero")
-            return self.finite(_floor_divide(left, right)[1], node, op)
-        # **
-        if left == 0.0 and right < 0.0:
-            self.fail(node, "zero raised to a negative power")
-        try:
-            value = math.pow(left, right)
-        except (OverflowError, ValueError):
-            value = math.nan  # std::pow: inf or NaN, refused below
-        return self.finite(value, node, op)
-
-    def _call(self, node, bindings):
-        name = node[1]
-        arguments = [self._eval(operand, bindings) for operand in node[2]]
-        if name == "min":
-            return min(arguments)
-        if name == "max":
-            return max(arguments)
-        if name == "ceil_div":
-            if arguments[1] == 0.0:
-                self.fail(node, "division by zero in ceil_div")
-            return self.finite(-_floor_divide(-arguments[0], arguments[1])[0], node, name)
-        if name == "floor":
-            return _c_floor(arguments[0])
-        if name == "ceil":
-            return _c_ceil(arguments[0])
-        if name == "abs":
-            return abs(arguments[0])
-        if name == "sqrt":
-            if arguments[0] < 0.0:
-                self.fail(node, f"sqrt of a negative number ({_format_number(arguments[0])})")
-            return math.sqrt(arguments[0])
-        if arguments[0] <= 0.0:  # log2
-            self.fail(node, f"log2 of a non-positive number ({_format_number(arguments[0])})")
-        return math.log2(arguments[0])
+    def evaluate_condition(self, names):
+        return self.evaluate(names) != 0.0
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -532,11 +180,7 @@ def select_template(definition, name=None):
 
 def knob_value(value):
     """A knob's value as the judge reads it: an integer, true/false as 1/0."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, (bool, int)) or (isinstance(value, float) and value.is_integer()):
         return int(value)
     raise ValueError(f"expected an integer, got {value!r}")
 
@@ -555,19 +199,16 @@ def resolve_axes(definition, workload):
             if name not in workload["axes"]:
                 raise ValueError(f"workload {workload['uuid']}: no value for var axis {name}")
             axes[name] = float(workload["axes"][name])
-    pending = [(name, Expression(axis["expression"])) for name, axis in definition["axes"].items() if axis["type"] == "expr"]
+    pending = {name: Expression(axis["expression"]) for name, axis in definition["axes"].items() if axis["type"] == "expr"}
     while pending:
-        before = len(pending)
-        for item in list(pending):
-            name, expression = item
-            if all(v in axes for v in expression.variables):
-                value = expression.evaluate_integer(axes)
-                if value < 0:
-                    raise ValueError(f"workload {workload['uuid']}: axis {name} is {value}, expected >= 0")
-                axes[name] = float(value)
-                pending.remove(item)
-        if len(pending) == before:
-            raise ValueError(f"axes.{pending[0][0]}: expression axes refer to each other in a cycle")
+        ready = [name for name, expression in pending.items() if all(v in axes for v in expression.variables)]
+        if not ready:
+            raise ValueError(f"axes.{next(iter(pending))}: expression axes refer to each other in a cycle")
+        for name in ready:
+            value = pending.pop(name).evaluate_integer(axes)
+            if value < 0:
+                raise ValueError(f"workload {workload['uuid']}: axis {name} is {value}, expected >= 0")
+            axes[name] = float(value)
     for text in definition.get("constraints", []):
         if not Expression(text).evaluate_condition(axes):
             raise ValueError(f"workload {workload['uuid']}: constraint \"{text}\" does not hold")
@@ -577,14 +218,8 @@ def resolve_axes(definition, workload):
 def violated_constraints(template, knobs):
     """The template's constraints that the knobs break; those naming anything but knobs are skipped (engine/brain.cpp)."""
     names = {name: float(value) for name, value in knobs.items()}
-    broken = []
-    for text in template.get("constraints", []):
-        expression = Expression(text)
-        if not all(v in names for v in expression.variables):
-            continue
-        if not expression.evaluate_condition(names):
-            broken.append(text)
-    return broken
+    expressions = [Expression(text) for text in template.get("constraints", [])]
+    return [e.text for e in expressions if set(e.variables) <= set(names) and not e.evaluate_condition(names)]
 
 
 def expand_configs(template, raw):
@@ -594,7 +229,6 @@ def expand_configs(template, raw):
     if not isinstance(raw, list):
         raise ValueError("CONFIGS.json: expected a list of {\"name\": ..., \"knobs\": {...}}")
     specs = {knob["name"]: knob for knob in template.get("knobs", [])}
-    defaults = default_knobs(template)
     configs, seen = [], set()
     for index, entry in enumerate(raw):
         if not isinstance(entry, dict):
@@ -609,25 +243,19 @@ def expand_configs(template, raw):
         if unknown:
             error = f"unknown knob(s) {', '.join(unknown)} (the template's: {', '.join(specs)})"
         swept = [k for k, v in given.items() if isinstance(v, list)]
-        choices = [given[k] if k in swept else [given[k]] for k in given]
-        for combination in itertools.product(*choices) if not error else [()]:
-            knobs, notes, this_error = dict(defaults), [], error
-            this_name = name
-            if not this_error:
-                try:
-                    for knob, value in zip(given, combination):
-                        knobs[knob] = knob_value(value)
-                except ValueError as problem:
-                    this_error = f"knob value: {problem}"
-            if swept:
-                this_name = f"{name}[" + ",".join(f"{k}={knobs[k]}" for k in swept) + "]"
-            if this_name in seen:
-                this_name = f"{this_name}#{index}"
+        for combination in itertools.product(*(v if k in swept else [v] for k, v in given.items())) if not error else [()]:
+            knobs, notes, this_error = default_knobs(template), [], error
+            try:
+                for knob, value in zip(given, combination):
+                    knobs[knob] = knob_value(value)
+            except ValueError as problem:
+                this_error = f"knob value: {problem}"
+            this_name = f"{name}[" + ",".join(f"{k}={knobs.get(k)}" for k in swept) + "]" if swept else name
+            this_name = f"{this_name}#{index}" if this_name in seen else this_name
             seen.add(this_name)
             if not this_error:
-                for knob in given:
-                    if knobs[knob] not in [knob_value(v) for v in specs[knob]["values"]]:
-                        notes.append(f"{knob}={knobs[knob]} is outside the template's values {specs[knob]['values']}")
+                notes = [f"{k}={knobs[k]} is outside the template's values {specs[k]['values']}" for k in given
+                         if knobs[k] not in [knob_value(v) for v in specs[k]["values"]]]
                 broken = violated_constraints(template, knobs)
                 if broken:
                     this_error = "violates " + "; ".join(f"\"{text}\"" for text in broken)
@@ -639,15 +267,13 @@ def launch_geometry(template, definition, axes, knobs):
     """The judge's launch for a workload (src/judge/judge.cpp launch_request): grid, block, shared bytes, the long long
     arguments (every var axis, in definition order) and the kernel's name. Raises ValueError as the judge refuses."""
     launch = template["launch"]
-    names = dict(axes)
-    names.update({name: float(value) for name, value in knobs.items()})
+    names = dict(axes, **{name: float(value) for name, value in knobs.items()})
 
     def dimensions(texts, limits, what):
         if not 1 <= len(texts) <= 3:
             raise ValueError(f"launch.{what}: expected 1 to 3 expressions")
         values = []
-        for text in texts:
-            limit = limits[min(len(values), 2)]
+        for text, limit in zip(texts, limits):
             value = Expression(text).evaluate_integer(names)
             if value < 1 or value > limit:
                 raise ValueError(f"\"{text}\" is {value} (expected 1 to {limit})")
@@ -676,28 +302,20 @@ def tolerance_of(workload):
 
 
 def toolkit_includes(cuda_home=None):
-    """-I flags as the judge's (the toolkit's include and include/cccl), for the first toolkit found that has them."""
+    """-I flags as the judge's (the toolkit's include and include/cccl), for the first toolkit found that has them (the
+    pip-installed toolkit's headers last); none: NVRTC's built-in headers only."""
     homes = [cuda_home] if cuda_home else [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    if not cuda_home:
-        try:
-            import cupy  # noqa: F401  (its own idea of the toolkit)
-            homes.append(cupy.cuda.get_cuda_path())
-        except Exception:  # no CuPy here, or no toolkit found by it
-            pass
-    for home in homes:
-        if home and (pathlib.Path(home) / "include" / "cuda_runtime.h").exists():
-            include = pathlib.Path(home) / "include"
-            return [f"-I{include}"] + ([f"-I{include / 'cccl'}"] if (include / "cccl").is_dir() else [])
-    # A pip-installed toolkit (nvidia-cuda-runtime / nvidia-cuda-nvrtc wheels): their headers, if any.
-    try:
+    wheels = []
+    with contextlib.suppress(Exception):
+        import cupy  # its own idea of the toolkit
+        homes += [] if cuda_home else [cupy.cuda.get_cuda_path()]
+    with contextlib.suppress(Exception):  # nvidia-cuda-runtime wheels
         import nvidia
-        for base in nvidia.__path__:
-            for header in sorted(pathlib.Path(base).glob("*/include/cuda_runtime.h")):
-                include = header.parent
-                return [f"-I{include}"] + ([f"-I{include / 'cccl'}"] if (include / "cccl").is_dir() else [])
-    except Exception:
-        pass
-    return []  # NVRTC's built-in headers (cuda_fp16.h, cuda_bf16.h, ...) only
+        wheels = [h.parent for base in nvidia.__path__ for h in sorted(pathlib.Path(base).glob("*/include/cuda_runtime.h"))]
+    for include in [pathlib.Path(home) / "include" for home in homes if home] + wheels:
+        if (include / "cuda_runtime.h").exists():
+            return [f"-I{include}"] + ([f"-I{include / 'cccl'}"] if (include / "cccl").is_dir() else [])
+    return []
 
 
 def compile_flags(knobs, arch, includes, extra=()):
@@ -708,13 +326,10 @@ def compile_flags(knobs, arch, includes, extra=()):
 
 def ptxas_resources(log):
     """Registers, spills and static shared memory from the ptxas -v report in NVRTC's log (the last kernel's)."""
-    found = {}
-    for pattern, key in ((r"Used (\d+) registers", "registers"), (r"(\d+) bytes spill stores", "spill_store_bytes"),
-                         (r"(\d+) bytes spill loads", "spill_load_bytes"), (r"Used .*?(\d+) bytes smem", "static_shared_bytes")):
-        matches = re.findall(pattern, log or "")
-        if matches:
-            found[key] = int(matches[-1])
-    return found
+    patterns = {"registers": r"Used (\d+) registers", "spill_store_bytes": r"(\d+) bytes spill stores",
+                "spill_load_bytes": r"(\d+) bytes spill loads", "static_shared_bytes": r"Used .*?(\d+) bytes smem"}
+    return {key: int(re.findall(pattern, log or "")[-1]) for key, pattern in patterns.items()
+            if re.search(pattern, log or "")}
 
 
 def geomean(values):
@@ -733,16 +348,12 @@ def torch_dtype(torch, name):
 
 
 class Built:
-    """One configuration's compiled kernel (or why it has none)."""
+    """One configuration's compiled kernel (or why it has none); shared_set: the dynamic shared memory the function is
+    allowed (cuFuncSetAttribute), past 48 KiB."""
 
-    def __init__(self):
-        self.function = None
-        self.module = None
-        self.error = None
-        self.log = ""
-        self.seconds = 0.0
-        self.resources = {}
-        self.shared_set = 0  # the dynamic shared memory the function is allowed (cuFuncSetAttribute), past 48 KiB
+    def __init__(self, error=None):
+        self.function = self.module = None
+        self.error, self.log, self.seconds, self.resources, self.shared_set = error, "", 0.0, {}, 0
 
 
 def nvrtc_module():
@@ -765,10 +376,8 @@ def build_kernel(source, flags, kernel, file_name):
         try:
             nvrtc.compileProgram(program, flags)
         except Exception as error:
-            try:
+            with contextlib.suppress(Exception):
                 built.log = nvrtc.getProgramLog(program)
-            except Exception:
-                pass
             built.error = f"NVRTC: {error}\n{built.log}".strip()
             return built
         built.log = nvrtc.getProgramLog(program)
@@ -787,10 +396,8 @@ def build_kernel(source, flags, kernel, file_name):
         return built
     for key, attribute, number in (("registers", "CU_FUNC_ATTRIBUTE_NUM_REGS", 4),
                                    ("local_bytes", "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES", 3)):
-        try:
+        with contextlib.suppress(Exception):
             built.resources.setdefault(key, driver.funcGetAttribute(getattr(driver, attribute, number), built.function.ptr))
-        except Exception:
-            pass
     return built
 
 
@@ -938,8 +545,7 @@ def sweep(options):
     import numpy
     import torch
     import cupy
-    sys.path.insert(0, str(HERE))
-    sys.path.insert(0, str(ROOT / "python"))
+    sys.path[:0] = [str(ROOT / "python"), str(HERE)]
     from torch_baselines import load_task, make_inputs
     from kernelarc_oracle import device_times_ns, pin_precision
 
@@ -948,9 +554,8 @@ def sweep(options):
     device = torch.cuda.current_device()
     cupy.cuda.Device(device).use()
     properties = torch.cuda.get_device_properties(device)
-    arch = options.arch
-    if arch == "auto":
-        arch = "sm_90a" if (properties.major, properties.minor) == (9, 0) else f"sm_{properties.major}{properties.minor}"
+    arch = options.arch if options.arch != "auto" else (
+        "sm_90a" if (properties.major, properties.minor) == (9, 0) else f"sm_{properties.major}{properties.minor}")
     includes = toolkit_includes(options.cuda_home)
     flush = torch.empty(2 * properties.L2_cache_size // 4 + 1, dtype=torch.float32, device="cuda")
     stream_pointer = torch.cuda.current_stream().cuda_stream
@@ -961,22 +566,18 @@ def sweep(options):
     if not kernel:
         raise SystemExit(f"template {template['name']} names no kernel (launch.kernel); this sweep needs the name")
     source = (task_dir / template["source"]).read_text()
-    try:
+    nvrtc_version = None
+    with contextlib.suppress(Exception):
         nvrtc_version = ".".join(str(v) for v in nvrtc_module().getVersion())
-    except Exception:
-        nvrtc_version = None
 
     record = {"task": definition["name"], "template": template["name"], "source": template["source"], "kernel": kernel,
               "device": properties.name, "torch": torch.__version__, "cupy": cupy.__version__, "nvrtc": nvrtc_version,
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "iterations": options.iterations,
               "warmup": options.warmup, "l2_flush_bytes": flush.numel() * 4, "precision": precision,
               "nvrtc_flags": compile_flags({}, arch, includes, options.nvrtc_flag) + ["-DKNOB=VALUE ..."],
-              "configs": [], "workloads": [], "summary": []}
-    by_name = {}
-    for config in configs:
-        entry = {"name": config["name"], "knobs": config["knobs"], "skipped": config["error"], "notes": config["notes"]}
-        record["configs"].append(entry)
-        by_name[config["name"]] = entry
+              "configs": [{"name": c["name"], "knobs": c["knobs"], "skipped": c["error"], "notes": c["notes"]}
+                          for c in configs], "workloads": [], "summary": []}
+    by_name = {entry["name"]: entry for entry in record["configs"]}
 
     def write():
         if options.out:
@@ -987,12 +588,11 @@ def sweep(options):
     def built_for(config):
         key = tuple(sorted(config["knobs"].items()))
         if key not in builds:
-            flags = compile_flags(config["knobs"], arch, includes, options.nvrtc_flag)
             try:
-                built = build_kernel(source, flags, kernel, template["source"])
+                built = build_kernel(source, compile_flags(config["knobs"], arch, includes, options.nvrtc_flag), kernel,
+                                     template["source"])
             except Exception as error:
-                built = Built()
-                built.error = f"{type(error).__name__}: {error}"
+                built = Built(f"{type(error).__name__}: {error}")
             builds[key] = built
             if built.error:
                 print(f"build failed: {config['name']}: {first_line(built.error)}", flush=True)
@@ -1014,8 +614,7 @@ def sweep(options):
         record["workloads"].append(row)
         try:
             axes = resolve_axes(definition, workload)
-            generator = torch.Generator(device="cuda").manual_seed(1)
-            args = make_inputs(definition, workload, generator)
+            args = make_inputs(definition, workload, torch.Generator(device="cuda").manual_seed(1))
         except (Exception, SystemExit) as error:
             row["error"] = f"inputs: {error}"
             print(f"== {uuid}: skipped ({first_line(error)})", flush=True)
@@ -1099,8 +698,7 @@ def sweep(options):
                                    "samples": len(samples)})
                     stage = "recheck"
                     torch.cuda.synchronize()
-                    again = check_outputs(torch, definition, outputs, expected, row["tolerance"])[0]
-                    if ok and not again:
+                    if ok and not check_outputs(torch, definition, outputs, expected, row["tolerance"])[0]:
                         result["ok"] = False
                         result["unstable"] = f"correct after one launch, wrong after {options.warmup + options.iterations} more"
                 except Exception as error:
@@ -1134,8 +732,6 @@ def sweep(options):
         print(f"\nstopped: the CUDA context is unusable after {lost}; rerun without that configuration", flush=True)
     write()
     return 2 if lost else 0
-
-
 def summarise(record, runnable, with_compile, width=12):
     """Per configuration, over the workloads where it ran and was correct: the geometric mean of its time and of
     torch.compile's time over it."""
@@ -1167,106 +763,39 @@ def summarise(record, runnable, with_compile, width=12):
               "us is over different workload sets when the correct counts differ)", flush=True)
 
 
+
+
 # ------------------------------------------------------------------------------------------------------------------
-# Self-test of the pure logic (no GPU)
+# Self-test (no GPU): the evaluator on a few cases, then every kernel-only CUDA template of every task
 
 def self_test(tasks_dir):
     failures = []
+    names = {"a": 7.0, "b": 2.0, "n": -7.0, "z": 0.0}
 
-    def expect(label, got, want):
-        same = (got == want) if not (isinstance(want, float) and isinstance(got, float)) else (
-            got == want or abs(got - want) <= 1e-12 * max(1.0, abs(want)))
-        if not same:
-            failures.append(f"{label}: got {got!r}, expected {want!r}")
-
-    def expect_error(label, text, bindings, fragment):
+    def outcome(text, integer=False):  # the value, or the ExpressionError; any other exception is a bug
         try:
-            Expression(text).evaluate(bindings)
+            return Expression(text).evaluate_integer(names) if integer else Expression(text).evaluate(names)
         except ExpressionError as error:
-            if fragment not in str(error):
-                failures.append(f"{label}: error {error} lacks {fragment!r}")
-            return
-        failures.append(f"{label}: no error")
+            return error
+        except Exception as error:
+            return f"{type(error).__name__} instead of ExpressionError: {error}"
 
-    b = {"a": 7.0, "b": 2.0, "n": -7.0, "z": 0.0}
-    cases = [("1 + 2 * 3", 7.0), ("-2**2", -4.0), ("2**-1", 0.5), ("2**3**2", 512.0), ("a // b", 3.0), ("n // b", -4.0),
-             ("a % b", 1.0), ("n % b", 1.0), ("a % -b", -1.0), ("a / b", 3.5), ("ceil_div(a, b)", 4.0),
-             ("ceil_div(n, b)", -3.0), ("ceil_div(8, 2)", 4.0), ("min(a, b, 1)", 1.0), ("max(a, b)", 7.0),
-             ("a > b && b > 1", 1.0), ("a > b and not b > 1", 0.0), ("!z", 1.0), ("not a == 7", 0.0), ("z || b", 1.0),
-             ("(a == 7) * 3", 3.0), ("True + true + False", 2.0), ("floor(a / b)", 3.0), ("ceil(a / b)", 4.0),
-             ("abs(n)", 7.0), ("sqrt(16)", 4.0), ("log2(1024)", 10.0), ("1e3 + .5", 1000.5), ("7.5 // 2", 3.0),
-             ("-7.5 // 2", -4.0), ("-7.5 % 2", 0.5), ("z or (1 // z)", None), ("b and z and (1 // z)", 0.0),
-             ("a >= 7 or 1 // z", 1.0), ("132 * 0 // 8 + (0 == 0) * ceil_div(5, 2)", 3.0)]
-    for text, want in cases:
-        if want is None:
-            continue
-        expect(text, Expression(text).evaluate(b), want)
-    expect_error("chained", "1 < 2 < 3", b, "chained comparisons")
-    expect_error("unknown var", "q + 1", b, "unknown variable 'q'")
-    expect_error("div0", "a / z", b, "division by zero")
-    expect_error("fdiv0", "a // z", b, "floor division by zero")
-    expect_error("mod0", "a % z", b, "modulo by zero")
-    expect_error("or evaluates right", "z or (1 // z)", b, "floor division by zero")
-    expect_error("single =", "a = b", b, "use '=='")
-    expect_error("single &", "a & b", b, "use '&&'")
-    expect_error("function", "foo(1)", b, "unknown function 'foo'")
-    expect_error("arity", "min(1)", b, "expects at least 2 arguments, got 1")
-    expect_error("arity2", "ceil_div(1, 2, 3)", b, "expects 2 arguments, got 3")
-    expect_error("empty", "   ", b, "expression is empty")
-    expect_error("trailing", "1 2", b, "unexpected '2' after a complete expression")
-    expect_error("paren", "(1 + 2", b, "expected ')' to close '(' at column 0")
-    expect_error("keyword", "and", b, "unexpected keyword 'and'")
-    expect_error("exponent", "1e+", b, "exponent needs digits")
-    expect_error("overflow", "10 ** 400", b, "is not a finite number")
-    expect_error("sqrt", "sqrt(n)", b, "sqrt of a negative number (-7)")
-    expect_error("log2", "log2(z)", b, "log2 of a non-positive number (0)")
-    expect_error("zero power", "z ** -1", b, "zero raised to a negative power")
-    expect_error("depth", "-" * 70 + "1", b, "nests deeper than 64")
-    try:
-        Expression("a / b").evaluate_integer(b)
-        failures.append("evaluate_integer 3.5: no error")
-    except ExpressionError as error:
-        expect("evaluate_integer message", "is not an integer" in str(error), True)
-    expect("variables", Expression("min(x, y) + x * z // 2").variables, ["x", "y", "z"])
+    cases = {"1 + 2 * 3 - 4 / 8": 6.5, "(1 + 2) * 3": 9.0, "-2**2 + 2**3**2 + 2**-1": 508.5, "n // b + a // b": -1.0,
+             "n % b + a % -b": 0.0, "-7.5 // 2 + -7.5 % 2": -3.5, "ceil_div(a, b) * 10 + ceil_div(n, b)": 37.0,
+             "a > b && !(b > 1) || not z": 1.0, "z or a == 7 and b < 0": 0.0, "(!(a != 7)) + true + False": 2.0,
+             "min(a, b, 1) + max(floor(a / b), ceil(a / b)) + abs(n) + sqrt(16) + log2(8)": 19.0, "z and 1 // z": 0.0}
+    failures += [f"{text}: got {outcome(text)!r}, expected {want!r}" for text, want in cases.items()
+                 if outcome(text) != want]
+    refused = ("a / z", "a // z", "a % z", "ceil_div(a, z)", "1 < 2 < 3", "q + 1", "a = b", "a & b", "foo(1)", "min(1)",
+               "min(a, b, key=a)", "a.real", "'a'", "a if b else z", "", "(1 + 2", "sqrt(n)", "10 ** 400",
+               "__import__('os')")
+    failures += [f"{text}: got {outcome(text)!r}, expected an ExpressionError" for text in refused
+                 if not isinstance(outcome(text), ExpressionError)]
+    if outcome("a // b", True) != 3 or not isinstance(outcome("a / b", True), ExpressionError):
+        failures.append("evaluate_integer: a // b must be 3, a / b an error")
+    if Expression("min(x, y) + x * z // 2").variables != ["x", "y", "z"]:
+        failures.append("variables of min(x, y) + x * z // 2")
 
-    # Config expansion over a made-up template.
-    template = {"name": "t", "knobs": [{"name": "A", "values": [4, 1, 2, 8]}, {"name": "B", "values": [True, False]},
-                                       {"name": "C", "values": [0, 1]}],
-                "constraints": ["A * (1 + C) <= 8", "A <= num_tokens"],
-                "launch": {"kernel": "k", "grid": ["ceil_div(num_tokens, A)"], "block": ["32 * A", "1 + C"],
-                           "shared_bytes": "C * 1024"}}
-    configs = expand_configs(template, [{"name": "d", "knobs": {}}, {"name": "s", "knobs": {"A": [1, 8], "C": [0, 1]}},
-                                        {"name": "bad", "knobs": {"Q": 1}}, {"name": "f", "knobs": {"A": 2.5}},
-                                        {"knobs": {"A": 3}}])
-    expect("expanded names", [c["name"] for c in configs],
-           ["d", "s[A=1,C=0]", "s[A=1,C=1]", "s[A=8,C=0]", "s[A=8,C=1]", "bad", "f", "A=3"])
-    expect("defaults", configs[0]["knobs"], {"A": 4, "B": 1, "C": 0})
-    expect("constraint skip", [bool(c["error"]) for c in configs], [False, False, False, False, True, True, True, False])
-    expect("axis constraint ignored", configs[0]["error"], None)
-    expect("outside values noted", len(configs[-1]["notes"]), 1)
-    expect("default word", [c["name"] for c in expand_configs(template, "default")], ["default"])
-    definition = {"name": "t", "axes": {"num_tokens": {"type": "var"}, "c": {"type": "const", "value": 3},
-                                        "twice": {"type": "expr", "expression": "2 * hidden"}, "hidden": {"type": "var"}},
-                  "constraints": ["hidden >= 1"]}
-    axes = resolve_axes(definition, {"uuid": "w", "axes": {"num_tokens": 5, "hidden": 64}})
-    expect("axes", axes, {"num_tokens": 5.0, "c": 3.0, "hidden": 64.0, "twice": 128.0})
-    geometry = launch_geometry(template, definition, axes, configs[2]["knobs"])
-    expect("geometry", geometry, {"kernel": "k", "grid": [5], "block": [32, 2], "shared_bytes": 1024, "arguments": [5, 64]})
-    try:
-        launch_geometry(template, definition, axes, {"A": 64, "B": 1, "C": 0})
-        failures.append("block limit: no error")
-    except ValueError as error:
-        expect("block limit", "expected 1 to 1024" in str(error), True)
-    expect("flags", compile_flags({"B": 1, "A": 2}, "sm_90a", ["-I/x"]),
-           ["--gpu-architecture=sm_90a", "--std=c++17", "-lineinfo", "--ptxas-options=-v", "-I/x", "-DA=2", "-DB=1"])
-    expect("ptxas", ptxas_resources("ptxas info    : Used 40 registers, used 1 barriers, 16 bytes smem, 400 bytes cmem[0]\n"
-                                    "   0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads"),
-           {"registers": 40, "spill_store_bytes": 8, "spill_load_bytes": 4, "static_shared_bytes": 16})
-    expect("geomean", round(geomean([1.0, 4.0, None]), 12), 2.0)
-    expect("tolerance default", tolerance_of({}), {"max_atol": 1e-2, "max_rtol": 1e-2, "required_matched_ratio": 0.99,
-                                                   "max_error_cap": None, "allow_negative_inf": False})
-
-    # Every kernel-only CUDA template of every task: its first workload with the default knobs.
     print(f"kernel-only CUDA templates under {tasks_dir}:")
     for definition_file in sorted(tasks_dir.glob("*/definition.json")):
         task_dir = definition_file.parent
@@ -1276,21 +805,18 @@ def self_test(tasks_dir):
             try:
                 knobs = default_knobs(template)
                 broken = violated_constraints(template, knobs)
-                for text in template.get("constraints", []):
-                    Expression(text)  # every constraint parses, even those naming axes
-                texts = list(template["launch"]["grid"]) + list(template["launch"]["block"]) + (
-                    [template["launch"]["shared_bytes"]] if "shared_bytes" in template["launch"] else [])
+                launch = template["launch"]
+                texts = launch["grid"] + launch["block"] + ([launch["shared_bytes"]] if "shared_bytes" in launch else [])
                 unknown = sorted({v for t in texts for v in Expression(t).variables} - set(knobs) - set(definition["axes"]))
-                axes = resolve_axes(definition, workloads[0])
-                geometry = launch_geometry(template, definition, axes, knobs)
+                geometry = launch_geometry(template, definition, resolve_axes(definition, workloads[0]), knobs)
                 tolerance = tolerance_of(workloads[0])
                 source = task_dir / template["source"]
-                declared = re.search(r'extern\s+"C"\s+__global__[^;{]*?\b' + re.escape(geometry["kernel"]) + r"\s*\(",
-                                     source.read_text()) if source.exists() else None
-                pointer_count = len(definition["inputs"]) + len(definition["outputs"])
-                print(f"  {label}: {workloads[0]['uuid']} {geometry['kernel']} grid {geometry['grid']} block {geometry['block']}"
-                      f" shared {geometry['shared_bytes']} args {pointer_count} pointers + {geometry['arguments']}"
-                      f" atol {tolerance['max_atol']:g} rtol {tolerance['max_rtol']:g}"
+                declaration = rf'extern\s+"C"\s+__global__[^;{{]*?\b{re.escape(geometry["kernel"])}\s*\('
+                declared = source.exists() and re.search(declaration, source.read_text())
+                pointers = len(definition["inputs"]) + len(definition["outputs"])
+                print(f"  {label}: {workloads[0]['uuid']} {geometry['kernel']} grid {geometry['grid']} block "
+                      f"{geometry['block']} shared {geometry['shared_bytes']} args {pointers} pointers + "
+                      f"{geometry['arguments']} atol {tolerance['max_atol']:g} rtol {tolerance['max_rtol']:g}"
                       + (f"  DEFAULT KNOBS VIOLATE {broken}" if broken else ""))
                 if broken:
                     failures.append(f"{label}: default knobs violate {broken}")
@@ -1298,11 +824,9 @@ def self_test(tasks_dir):
                     failures.append(f"{label}: launch names unknown variables {unknown}")
                 if not declared:
                     failures.append(f"{label}: no extern \"C\" __global__ {geometry['kernel']}( in {source.name}")
-                # Every workload, default knobs: the geometry must evaluate within the judge's limits.
-                for workload in workloads:
+                for workload in workloads:  # every workload, default knobs: within the judge's limits
                     launch_geometry(template, definition, resolve_axes(definition, workload), knobs)
-                # And every single-knob change from the default that the constraints allow, on every workload.
-                variants = 0
+                variants = 0  # every single-knob change from the default that the constraints allow, on every workload
                 for knob in template.get("knobs", []):
                     for value in knob["values"][1:]:
                         changed = dict(knobs, **{knob["name"]: knob_value(value)})
@@ -1318,9 +842,7 @@ def self_test(tasks_dir):
             except (ValueError, KeyError) as error:
                 failures.append(f"{label}: {type(error).__name__}: {error}")
     if failures:
-        print("\nFAILED:")
-        for failure in failures:
-            print(f"  {failure}")
+        print("\nFAILED:\n" + "\n".join(f"  {failure}" for failure in failures))
         return 1
     print("\nself-test passed")
     return 0

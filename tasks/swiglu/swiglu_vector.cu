@@ -27,10 +27,10 @@
 #define WAVES 0
 #endif
 #ifndef FP32_MATH
-#define FP32_MATH 1
+#define FP32_MATH 0
 #endif
 #ifndef STREAMING
-#define STREAMING 0
+#define STREAMING 1
 #endif
 
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
