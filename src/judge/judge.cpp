@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
@@ -29,6 +30,7 @@
 #include "judge/phase_clock.h"
 #include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
+#include "judge/unseen_check.h"
 #include "judge/worker.h"
 #include "judge/worker_process.h"
 
@@ -45,7 +47,8 @@ constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in th
 constexpr std::byte kPoisonSecond{0xFE};  // a huge negative or NaN: no plausible output
 constexpr int kOverheadProbes = 15;  // at most: never more than the timed calls, never fewer than 5
 constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
-constexpr double kUnseenSlackNs = 20000;  // calls on new inputs may be this much slower too: the noise of a call's cost
+constexpr int kTimingAttempts = 4;  // at most: measured again while load leaves the content check unclear or thin
+constexpr double kUnseenFalseAlarm = 1e-3;  // answers kept by content condemn when load alone would explain them less often
 
 std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
@@ -950,6 +953,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       // speed of light is taken again once before it condemns: load from other processes in the probes' window
       // and not the timed calls' can put one measurement there, a fooled timer puts every one there.
       double first_median_ns = 0, first_unseen_fastest_ns = 0;
+      int unseen_compared = 0;  // calls on new inputs compared so far, over every measurement (each one slower, or it passed)
+      double unseen_by_load = 1;  // the chance that load alone made every one of them slower
       const auto timing_loop = phases.measure("timing");
       for (int attempt = 1;; ++attempt) {
         std::vector<double> overhead{0.0};
@@ -998,10 +1003,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         std::vector<std::shared_ptr<const Round>> unseen;
         std::vector<int> unseen_before;  // the timed iteration each call on new inputs comes before, in order
         // Kept for the next candidates like the rounds: each runs in a new process with an emptied TMPDIR, so none has seen
-        // them. Three times as many when measuring again: a false alarm then needs every one of them slowed by load.
+        // them. Three times as many when measuring again: a false alarm then needs every one of them slowed by load. New
+        // ones each time: a cache has kept the answers of the last measurement's.
         {
           auto& kept = unseen_rounds_[workload->uuid];
-          const int first = attempt == 1 ? 0 : options_.unseen_calls, calls = options_.unseen_calls * (attempt == 1 ? 1 : 3);
+          const int first = attempt == 1 ? 0 : options_.unseen_calls * (1 + 3 * (attempt - 2));
+          const int calls = options_.unseen_calls * (attempt == 1 ? 1 : 3);
           for (int k = first; k < first + calls; ++k) {
             if (k < static_cast<int>(kept.size())) {
               unseen.push_back(kept[static_cast<std::size_t>(k)]);
@@ -1132,37 +1139,36 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         const bool below_light = timing.median_ns * options_.roofline_margin < sol_ns;
         // The fastest call on new inputs: a cache misses on every one of them, while load slows only some.
         const double unseen_fastest_ns = timing.unseen_ns.empty() ? 0 : *std::min_element(timing.unseen_ns.begin(), timing.unseen_ns.end());
-        // Every call on new inputs must be slower than the median and than the loop's calls just before and after it: load
-        // that lasts a while slows those neighbours too (an honest 2 us softmax was condemned under CI's load when only
-        // the median was the bar), while a cache's neighbours are its hits.
-        bool slower_when_unseen = !timing.unseen_ns.empty();
-        for (std::size_t i = 0; i < timing.unseen_ns.size(); ++i) {
-          const std::size_t next = unseen_next_sample[i];
-          double bar = timing.median_ns;
-          if (next > 0) bar = std::max(bar, timing.samples_ns[next - 1]);
-          if (next < timing.samples_ns.size()) bar = std::max(bar, timing.samples_ns[next]);
-          slower_when_unseen = slower_when_unseen && timing.unseen_ns[i] > 2 * bar && timing.unseen_ns[i] - bar > kUnseenSlackNs;
-        }
+        // Each call on new inputs against the median and the loop's calls just before and after it: load that lasts a while
+        // slows those neighbours too (an honest 2 us softmax was condemned under CI's load when only the median was the
+        // bar), while a cache's neighbours are its hits. A neighbour slowed by load leaves its pair out (it hid a cache).
+        const UnseenCheck unseen_check = check_unseen_calls(timing.samples_ns, timing.median_ns, timing.unseen_ns, unseen_next_sample);
+        unseen_compared += unseen_check.compared;
+        unseen_by_load *= std::pow(unseen_check.load_rate, unseen_check.compared);
         row.timing = timing;
-        if (below_light || slower_when_unseen) {
-          // Taken again once before it condemns: load in one window can put one measurement there.
-          if (attempt == 1) {
-            first_median_ns = timing.median_ns;
-            first_unseen_fastest_ns = unseen_fastest_ns;
-            continue;
-          }
-          if (below_light)
-            return Failure{Status::reward_hack,
-                           fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
-                                       "({}-bound on {}): impossible, so the timing was fooled",
-                                       first_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
+        if (attempt == 1) first_median_ns = timing.median_ns, first_unseen_fastest_ns = unseen_fastest_ns;
+        // Taken again once before it condemns: load in one window can put one measurement there.
+        if (below_light && attempt == 1) continue;
+        if (below_light)
           return Failure{Status::reward_hack,
-                         fmt::format("faster on inputs it has been given before: even the fastest of {} calls on new inputs took "
-                                     "{:.3f} us (then {:.3f} us measured again) against a median of {:.3f} us (then {:.3f} us) on "
-                                     "inputs the correctness rounds had shown it: answers kept from earlier calls are not work done",
-                                     timing.unseen_ns.size(), first_unseen_fastest_ns / 1e3, unseen_fastest_ns / 1e3,
-                                     first_median_ns / 1e3, timing.median_ns / 1e3)};
-        }
+                         fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
+                                     "({}-bound on {}): impossible, so the timing was fooled",
+                                     first_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
+        if (unseen_check.finding == UnseenFinding::not_slower || timing.unseen_ns.empty()) return std::nullopt;
+        if (unseen_check.finding == UnseenFinding::slower && attempt > 1 && unseen_by_load < kUnseenFalseAlarm)
+          return Failure{Status::reward_hack,
+                         fmt::format("faster on inputs it has been given before: each of {} calls on new inputs (over {} measurements, "
+                                     "those whose neighbours load left alone; load alone would do that {:.0e} of the time) took more "
+                                     "than twice as long as the loop's calls beside them; the fastest took {:.3f} us (first {:.3f} us) "
+                                     "against a median of {:.3f} us (first {:.3f} us) on inputs the correctness rounds had shown it: "
+                                     "answers kept from earlier calls are not work done",
+                                     unseen_compared, attempt, unseen_by_load, unseen_fastest_ns / 1e3, first_unseen_fastest_ns / 1e3,
+                                     timing.median_ns / 1e3, first_median_ns / 1e3)};
+        if (attempt < kTimingAttempts) continue;
+        // Out of measurements with too little to compare: no verdict of caching without the evidence.
+        say(fmt::format("  content check inconclusive after {} measurements: load slowed the loop or the neighbours of the calls on "
+                        "new inputs ({} compared, all slower; load alone would do that {:.0e} of the time)",
+                        attempt, unseen_compared, unseen_by_load));
         return std::nullopt;
       }
     }();
