@@ -8,9 +8,13 @@
 //   WAVES      0: a block per (tile, row) up to 65535 rows; N: about N blocks per SM (132 SMs), each striding over rows,
 //              for batches whose blocks would not fill the GPU once or would pay a launch tail (tiling)
 //   FP32_MATH  1: float32 math; 0: bf16 pairs (__hmul2 and a bf16 sigmoid), for the judge to accept or not (precision)
-//   STREAMING  evict-first loads and stores: every byte is touched once (memory)
-// Launch: grid [ceil_div(I, BLOCK * ITEMS * VEC), rows], block [BLOCK], I = intermediate_size, rows = min(num_tokens,
-// 65535) or, with WAVES, min(num_tokens, max(1, floor(132 * WAVES / tiles))).
+//   STREAMING  1: evict-first loads and stores (every byte is touched once); 0: loads through the read-only path;
+//              2: plain loads and stores (memory)
+//   SMALL_VEC  0: off; N: bf16 per thread when the output has at most 262144 elements (decode sizes), where the time is
+//              latency and a shorter chain per thread on more threads wins (latency)
+// Launch: grid [ceil_div(I, BLOCK * ITEMS * V), rows], block [BLOCK], I = intermediate_size, V = SMALL_VEC on small
+// outputs and VEC otherwise, rows = min(num_tokens, 65535) or, with WAVES, min(num_tokens, max(1, floor(132 * WAVES /
+// tiles))).
 // Arguments: gate_up, out, then the var axes num_tokens and intermediate_size.
 #include <cuda_bf16.h>
 
@@ -32,33 +36,43 @@
 #ifndef STREAMING
 #define STREAMING 1
 #endif
+#ifndef SMALL_VEC
+#define SMALL_VEC 0
+#endif
 
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
 static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: whole warps, at most 1024 threads");
 static_assert(ITEMS >= 1, "ITEMS: 1 or more");
+static_assert(SMALL_VEC == 0 || SMALL_VEC == 1 || SMALL_VEC == 2 || SMALL_VEC == 4 || SMALL_VEC == 8, "SMALL_VEC: 0, 1, 2, 4 or 8");
+static_assert(STREAMING >= 0 && STREAMING <= 2, "STREAMING: 0, 1 or 2");
 
-// VEC bf16 moved as one load or store of 2 * VEC bytes.
-struct alignas(2 * VEC) Chunk {
-  __nv_bfloat16 v[VEC];
+constexpr long long kSmallOutput = 262144;  // elements: at most this many, SMALL_VEC (the launch's expression agrees)
+
+// V bf16 moved as one load or store of 2 * V bytes.
+template <int V> struct alignas(2 * V) Chunk {
+  __nv_bfloat16 v[V];
 };
 template <int V> struct ChunkBits;
 template <> struct ChunkBits<1> { using type = unsigned short; };
 template <> struct ChunkBits<2> { using type = unsigned int; };
 template <> struct ChunkBits<4> { using type = uint2; };
 template <> struct ChunkBits<8> { using type = uint4; };
-using Bits = typename ChunkBits<VEC>::type;
 
-__device__ __forceinline__ Chunk load_chunk(const __nv_bfloat16* at) {
-#if STREAMING
+template <int V> __device__ __forceinline__ Chunk<V> load_chunk(const __nv_bfloat16* at) {
+  using Bits = typename ChunkBits<V>::type;
+#if STREAMING == 1
   const Bits bits = __ldcs(reinterpret_cast<const Bits*>(at));
-#else
+#elif STREAMING == 0
   const Bits bits = __ldg(reinterpret_cast<const Bits*>(at));
+#else
+  const Bits bits = *reinterpret_cast<const Bits*>(at);
 #endif
-  return *reinterpret_cast<const Chunk*>(&bits);
+  return *reinterpret_cast<const Chunk<V>*>(&bits);
 }
 
-__device__ __forceinline__ void store_chunk(__nv_bfloat16* at, const Chunk& value) {
-#if STREAMING
+template <int V> __device__ __forceinline__ void store_chunk(__nv_bfloat16* at, const Chunk<V>& value) {
+  using Bits = typename ChunkBits<V>::type;
+#if STREAMING == 1
   __stcs(reinterpret_cast<Bits*>(at), *reinterpret_cast<const Bits*>(&value));
 #else
   *reinterpret_cast<Bits*>(at) = *reinterpret_cast<const Bits*>(&value);
@@ -75,41 +89,53 @@ __device__ __forceinline__ __nv_bfloat16 swiglu(__nv_bfloat16 gate, __nv_bfloat1
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK)
-swiglu_vector(const __nv_bfloat16* __restrict__ gate_up, __nv_bfloat16* __restrict__ out, long long tokens, long long inter) {
-  const bool whole_chunks = inter % VEC == 0 && reinterpret_cast<unsigned long long>(gate_up) % (2 * VEC) == 0 &&
-                            reinterpret_cast<unsigned long long>(out) % (2 * VEC) == 0;
-  const long long first = (static_cast<long long>(blockIdx.x) * BLOCK * ITEMS + threadIdx.x) * VEC;
+template <int V>
+__device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ gate_up, __nv_bfloat16* __restrict__ out,
+                                            long long tokens, long long inter) {
+  const bool whole_chunks = inter % V == 0 && reinterpret_cast<unsigned long long>(gate_up) % (2 * V) == 0 &&
+                            reinterpret_cast<unsigned long long>(out) % (2 * V) == 0;
+  const long long first = (static_cast<long long>(blockIdx.x) * BLOCK * ITEMS + threadIdx.x) * V;
   for (long long row = blockIdx.y; row < tokens; row += gridDim.y) {
     const __nv_bfloat16* gate = gate_up + row * 2 * inter;
     const __nv_bfloat16* up = gate + inter;
     __nv_bfloat16* result_row = out + row * inter;
     if (whole_chunks) {
-      Chunk g[ITEMS], u[ITEMS];
+      Chunk<V> g[ITEMS], u[ITEMS];
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        const long long col = first + static_cast<long long>(i) * BLOCK * VEC;
+        const long long col = first + static_cast<long long>(i) * BLOCK * V;
         if (col < inter) {
-          g[i] = load_chunk(gate + col);
-          u[i] = load_chunk(up + col);
+          g[i] = load_chunk<V>(gate + col);
+          u[i] = load_chunk<V>(up + col);
         }
       }
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        const long long col = first + static_cast<long long>(i) * BLOCK * VEC;
+        const long long col = first + static_cast<long long>(i) * BLOCK * V;
         if (col < inter) {
-          Chunk result;
+          Chunk<V> result;
 #pragma unroll
-          for (int k = 0; k < VEC; ++k) result.v[k] = swiglu(g[i].v[k], u[i].v[k]);
-          store_chunk(result_row + col, result);
+          for (int k = 0; k < V; ++k) result.v[k] = swiglu(g[i].v[k], u[i].v[k]);
+          store_chunk<V>(result_row + col, result);
         }
       }
     } else {
       for (int i = 0; i < ITEMS; ++i)
-        for (int k = 0; k < VEC; ++k) {
-          const long long col = first + static_cast<long long>(i) * BLOCK * VEC + k;
+        for (int k = 0; k < V; ++k) {
+          const long long col = first + static_cast<long long>(i) * BLOCK * V + k;
           if (col < inter) result_row[col] = swiglu(gate[col], up[col]);
         }
     }
   }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+swiglu_vector(const __nv_bfloat16* __restrict__ gate_up, __nv_bfloat16* __restrict__ out, long long tokens, long long inter) {
+#if SMALL_VEC
+  if (tokens * inter <= kSmallOutput) {
+    swiglu_rows<SMALL_VEC>(gate_up, out, tokens, inter);
+    return;
+  }
+#endif
+  swiglu_rows<VEC>(gate_up, out, tokens, inter);
 }
