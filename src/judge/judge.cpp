@@ -953,6 +953,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       // speed of light is taken again once before it condemns: load from other processes in the probes' window
       // and not the timed calls' can put one measurement there, a fooled timer puts every one there.
       double first_median_ns = 0, first_unseen_fastest_ns = 0;
+      std::optional<double> below_light_median_ns;  // the first measurement below the speed of light, if one was
       int unseen_compared = 0;  // calls on new inputs compared so far, over every measurement (each one slower, or it passed)
       double unseen_by_load = 1;  // the chance that load alone made every one of them slower
       const auto timing_loop = phases.measure("timing");
@@ -1148,12 +1149,15 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         row.timing = timing;
         if (attempt == 1) first_median_ns = timing.median_ns, first_unseen_fastest_ns = unseen_fastest_ns;
         // Taken again once before it condemns: load in one window can put one measurement there.
-        if (below_light && attempt == 1) continue;
+        if (below_light && !below_light_median_ns) {
+          below_light_median_ns = timing.median_ns;
+          continue;
+        }
         if (below_light)
           return Failure{Status::reward_hack,
                          fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
                                      "({}-bound on {}): impossible, so the timing was fooled",
-                                     first_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
+                                     *below_light_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
         if (unseen_check.finding == UnseenFinding::not_slower || timing.unseen_ns.empty()) return std::nullopt;
         if (unseen_check.finding == UnseenFinding::slower && attempt > 1 && unseen_by_load < kUnseenFalseAlarm)
           return Failure{Status::reward_hack,
