@@ -11,7 +11,7 @@
 //   STREAMING  1: evict-first loads and stores (every byte is touched once); 0: loads through the read-only path;
 //              2: plain loads and stores (memory)
 //   SMALL_VEC  0: off; N: bf16 per thread when the output has at most 262144 elements (decode sizes), where the time is
-//              latency and a shorter chain per thread on more threads wins (latency)
+//              latency and a shorter chain per thread on more threads wins (tiling)
 // Launch: grid [ceil_div(I, BLOCK * ITEMS * V), rows], block [BLOCK], I = intermediate_size, V = SMALL_VEC on small
 // outputs and VEC otherwise, rows = min(num_tokens, 65535) or, with WAVES, min(num_tokens, max(1, floor(132 * WAVES /
 // tiles))).
