@@ -23,7 +23,7 @@ struct UnseenCheck {
   int slower = 0;    // of those, the ones more than twice as slow
   // How often load alone slows a call that much, estimated from the loop (its calls more than twice its fastest and by
   // more than the slack, one added to each side so that five quiet calls still say 1 in 7): an honest kernel's call on
-  // new inputs is slower by chance this often, so `slower` of them by chance about load_rate^slower.
+  // new inputs is slower by chance this often, so all `compared` of them about load_rate^compared.
   double load_rate = 1;
 };
 
