@@ -9,8 +9,6 @@
 //                   multiple of VEC and every pointer is aligned for it (memory)
 //   KEEP_ROW        packs of VEC per thread kept in registers: a row of at most KEEP_ROW * BLOCK * CLUSTER packs is read
 //                   from memory once; 0, or a longer row, streams x again for every pass (fusion)
-//   DECODE_KEEP     launch only: with BLOCK 0 and at most 132 tokens (fewer rows than SMs), X is fitted to
-//                   min(DECODE_KEEP, KEEP_ROW) packs per thread instead (more threads, a shorter chain each); 0: off (tiling)
 //   REDUCTION       0: the mean, then the sum of squared deviations from it (two reductions; the safe one); 1: each
 //                   thread's count, mean and M2, merged by Chan's parallel form of Welford's update (one reduction of
 //                   three values); 2: sum and sum of squares in one reduction, var = E[x^2] - mean^2 (cancels when

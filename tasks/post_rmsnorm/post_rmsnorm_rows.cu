@@ -11,8 +11,6 @@
 //                      VEC and every pointer is aligned for it (memory)
 //   KEEP_ROW           vectors per thread of x kept in registers between the reduction and the normalisation, all loaded
 //                      before the first is used; the part of a token past them streams and is read again (from L2) (fusion)
-//   DECODE_KEEP        launch only: with BLOCK 0 and at most 132 tokens (fewer rows than SMs), X is fitted to
-//                      min(DECODE_KEEP, KEEP_ROW) packs per thread instead (more threads, a shorter chain each); 0: off (tiling)
 //   PREFETCH_WEIGHT    1: the weight of the kept vectors is loaded into registers before the first token, once per block,
 //                      so it is never a dependent memory trip after the reduction; 0: loaded after each reduction (memory)
 //   PREFETCH_RESIDUAL  1: the residual of the kept vectors is loaded with x, before the reduction; 0: after it (memory)

@@ -11,7 +11,7 @@
 //              2: float32 math with __expf and the approximate division (__fdividef): fewer issue slots per element,
 //              which count at full bandwidth (precision)
 //   STREAMING  1: evict-first loads and stores (every byte is touched once); 0: loads through the read-only path;
-//              2: plain loads and stores; 3: evict-first on outputs of up to 2^24 elements, plain on larger ones (memory)
+//              2: plain loads and stores (memory)
 //   SMALL_VEC  0: off; N: bf16 per thread when the output has at most 262144 elements (decode sizes), where the time is
 //              latency and a shorter chain per thread on more threads wins (tiling)
 // Launch: grid [ceil_div(I, BLOCK * ITEMS * V), rows], block [BLOCK], I = intermediate_size, V = SMALL_VEC on small
@@ -36,7 +36,7 @@
 #define FP32_MATH 2
 #endif
 #ifndef STREAMING
-#define STREAMING 3
+#define STREAMING 2
 #endif
 #ifndef SMALL_VEC
 #define SMALL_VEC 0
@@ -46,11 +46,10 @@ static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 b
 static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: whole warps, at most 1024 threads");
 static_assert(ITEMS >= 1, "ITEMS: 1 or more");
 static_assert(SMALL_VEC == 0 || SMALL_VEC == 1 || SMALL_VEC == 2 || SMALL_VEC == 4 || SMALL_VEC == 8, "SMALL_VEC: 0, 1, 2, 4 or 8");
-static_assert(STREAMING >= 0 && STREAMING <= 3, "STREAMING: 0, 1, 2 or 3");
+static_assert(STREAMING >= 0 && STREAMING <= 2, "STREAMING: 0, 1 or 2");
 static_assert(FP32_MATH >= 0 && FP32_MATH <= 2, "FP32_MATH: 0, 1 or 2");
 
-constexpr long long kSmallOutput = 262144;      // elements: at most this many, SMALL_VEC (the launch's expression agrees)
-constexpr long long kStreamedOutput = 1LL << 24;  // elements: STREAMING 3 hints evict-first up to this many, plain above
+constexpr long long kSmallOutput = 262144;  // elements: at most this many, SMALL_VEC (the launch's expression agrees)
 
 template <int V> struct alignas(2 * V) Chunk {
   __nv_bfloat16 v[V];
@@ -65,20 +64,20 @@ template <> struct ChunkBits<8> { using type = uint4; };
 // chunk of bf16 lets the compiler split a 16-byte store into four.
 enum Policy { kReadOnly = 0, kEvictFirst = 1, kPlain = 2 };
 
-template <int V, int P> __device__ __forceinline__ Chunk<V> load_chunk(const __nv_bfloat16* at) {
+template <int V> __device__ __forceinline__ Chunk<V> load_chunk(const __nv_bfloat16* at) {
   using Bits = typename ChunkBits<V>::type;
   const Bits* from = reinterpret_cast<const Bits*>(at);
-  const Bits bits = P == kEvictFirst ? __ldcs(from) : P == kReadOnly ? __ldg(from) : __ldca(from);
+  const Bits bits = STREAMING == kEvictFirst ? __ldcs(from) : STREAMING == kReadOnly ? __ldg(from) : __ldca(from);
   Chunk<V> chunk;
   memcpy(&chunk, &bits, sizeof bits);
   return chunk;
 }
 
-template <int V, int P> __device__ __forceinline__ void store_chunk(__nv_bfloat16* at, const Chunk<V>& value) {
+template <int V> __device__ __forceinline__ void store_chunk(__nv_bfloat16* at, const Chunk<V>& value) {
   using Bits = typename ChunkBits<V>::type;
   Bits bits;
   memcpy(&bits, &value, sizeof bits);
-  if (P == kEvictFirst)
+  if (STREAMING == kEvictFirst)
     __stcs(reinterpret_cast<Bits*>(at), bits);
   else
     __stwb(reinterpret_cast<Bits*>(at), bits);
@@ -97,7 +96,7 @@ __device__ __forceinline__ __nv_bfloat16 swiglu(__nv_bfloat16 gate, __nv_bfloat1
 #endif
 }
 
-template <int V, int P>
+template <int V>
 __device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ gate_up, __nv_bfloat16* __restrict__ out,
                                             long long tokens, long long inter) {
   const bool whole_chunks = inter % V == 0 && reinterpret_cast<unsigned long long>(gate_up) % (2 * V) == 0 &&
@@ -113,8 +112,8 @@ __device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ ga
       for (int i = 0; i < ITEMS; ++i) {
         const long long col = first + static_cast<long long>(i) * BLOCK * V;
         if (col < inter) {
-          g[i] = load_chunk<V, P>(gate + col);
-          u[i] = load_chunk<V, P>(up + col);
+          g[i] = load_chunk<V>(gate + col);
+          u[i] = load_chunk<V>(up + col);
         }
       }
 #pragma unroll
@@ -124,7 +123,7 @@ __device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ ga
           Chunk<V> result;
 #pragma unroll
           for (int k = 0; k < V; ++k) result.v[k] = swiglu(g[i].v[k], u[i].v[k]);
-          store_chunk<V, P>(result_row + col, result);
+          store_chunk<V>(result_row + col, result);
         }
       }
     } else {
@@ -137,27 +136,13 @@ __device__ __forceinline__ void swiglu_rows(const __nv_bfloat16* __restrict__ ga
   }
 }
 
-// The policy for an output of this many elements (STREAMING 3 picks by size; the others are fixed).
-template <int V>
-__device__ __forceinline__ void swiglu_policy(const __nv_bfloat16* __restrict__ gate_up, __nv_bfloat16* __restrict__ out,
-                                              long long tokens, long long inter) {
-  if constexpr (STREAMING == 3) {
-    if (tokens * inter <= kStreamedOutput)
-      swiglu_rows<V, kEvictFirst>(gate_up, out, tokens, inter);
-    else
-      swiglu_rows<V, kPlain>(gate_up, out, tokens, inter);
-  } else {
-    swiglu_rows<V, STREAMING>(gate_up, out, tokens, inter);
-  }
-}
-
 extern "C" __global__ void __launch_bounds__(BLOCK)
 swiglu_vector(const __nv_bfloat16* __restrict__ gate_up, __nv_bfloat16* __restrict__ out, long long tokens, long long inter) {
 #if SMALL_VEC
   if (tokens * inter <= kSmallOutput) {
-    swiglu_policy<SMALL_VEC>(gate_up, out, tokens, inter);
+    swiglu_rows<SMALL_VEC>(gate_up, out, tokens, inter);
     return;
   }
 #endif
-  swiglu_policy<VEC>(gate_up, out, tokens, inter);
+  swiglu_rows<VEC>(gate_up, out, tokens, inter);
 }
