@@ -9,6 +9,9 @@
 //                   multiple of VEC and every pointer is aligned for it (memory)
 //   KEEP_ROW        packs of VEC per thread kept in registers: a row of at most KEEP_ROW * BLOCK * CLUSTER packs is read
 //                   from memory once; 0, or a longer row, streams x again for every pass (fusion)
+//   DECODE_KEEP     0: off; N < KEEP_ROW: at up to 132 tokens (fewer rows than SMs) the launch fits the threads to N
+//                   packs each, and a row that fits N packs per thread runs code compiled for N (a shorter chain per
+//                   thread; code compiled for KEEP_ROW with the packs past N unused was no faster) (tiling)
 //   REDUCTION       0: the mean, then the sum of squared deviations from it (two reductions; the safe one); 1: each
 //                   thread's count, mean and M2, merged by Chan's parallel form of Welford's update (one reduction of
 //                   three values); 2: sum and sum of squares in one reduction, var = E[x^2] - mean^2 (cancels when
@@ -28,7 +31,8 @@
 //   MAX_REGS        0: registers as the compiler likes (__launch_bounds__ only); N: at most N per thread
 //                   (__maxnreg__), more resident warps and loads in flight per SM, maybe at the cost of spills (pipelining)
 // Launch: block [X, Y]: X threads per row, Y rows. BLOCK > 0: X = BLOCK, Y = ROWS_PER_BLOCK. BLOCK 0 fits X to the row,
-//         the fewest threads, a power of two from 32 to 512, whose KEEP_ROW packs each hold it (over the cluster), and
+//         the fewest threads, a power of two from 32 to 512, whose KEEP_ROW packs each (min(DECODE_KEEP, KEEP_ROW) at up
+//         to 132 tokens when DECODE_KEEP is on) hold it (over the cluster), and
 //         Y = min(ROWS_PER_BLOCK, 512 // X): short rows get a warp and no barrier, long ones enough threads to stay in
 //         registers, whatever the workload. Grid [CLUSTER * min(ceil_div(num_tokens, Y), (132 * WAVES) // CLUSTER, or
 //         all when WAVES is 0)].
@@ -49,6 +53,9 @@
 #endif
 #ifndef KEEP_ROW
 #define KEEP_ROW 8
+#endif
+#ifndef DECODE_KEEP
+#define DECODE_KEEP 0
 #endif
 #ifndef REDUCTION
 #define REDUCTION 0
@@ -81,6 +88,7 @@ static_assert(ROWS_PER_BLOCK >= 1 && BLOCK * ROWS_PER_BLOCK <= 1024, "BLOCK * RO
 static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8, "CLUSTER: 1, 2, 4 or 8 blocks (portable sizes)");
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
 static_assert(KEEP_ROW >= 0 && KEEP_ROW <= 32, "KEEP_ROW: 0 to 32 packs per thread");
+static_assert(DECODE_KEEP >= 0 && DECODE_KEEP <= 32, "DECODE_KEEP: 0 (off) to 32 packs per thread");
 static_assert(REDUCTION >= 0 && REDUCTION <= 2, "REDUCTION: 0 (mean, then deviations), 1 (Welford/Chan), 2 (two moments)");
 static_assert(SHUFFLE_REDUCE == 0 || SHUFFLE_REDUCE == 1, "SHUFFLE_REDUCE: 0 or 1");
 static_assert(PREFETCH == 0 || PREFETCH == 1, "PREFETCH: 0 or 1");
@@ -106,6 +114,7 @@ static_assert(MAX_REGS == 0 || (MAX_REGS >= 24 && MAX_REGS <= 255 && MAX_REGS * 
 #endif
 
 constexpr int kKept = KEEP_ROW > 0 ? KEEP_ROW : 1;
+constexpr int kShortKept = DECODE_KEEP > 0 && DECODE_KEEP < kKept ? DECODE_KEEP : kKept;  // packs held for short rows
 constexpr int kBlockWarps = LAUNCH_THREADS / 32;
 
 // Every function below is compiled for kX threads of a row in one block, a constant: BLOCK, or with BLOCK 0 each power
@@ -329,15 +338,15 @@ struct RowStats {
 };
 
 // Statistics of a row of which this thread holds pack j = lane + j * kRowThreads<kX> in kept[j] (those below `packs`).
-template <int kX>
-__device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], int packs, int lane, float inv_hidden, float eps,
+template <int kX, int kK>
+__device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kK], int packs, int lane, float inv_hidden, float eps,
                                                int parity) {
   float sum[VEC] = {};
 #if REDUCTION == 2
   float squares[VEC] = {};
 #endif
 #pragma unroll
-  for (int j = 0; j < kKept; ++j) {
+  for (int j = 0; j < kK; ++j) {
     if (lane + j * kRowThreads<kX> < packs) {
       float f[VEC];
       unpack<VEC>(kept[j], f);
@@ -358,13 +367,13 @@ __device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], i
 #if REDUCTION == 0
   const float centre = row_merge<kX>(Sum{add_all<VEC>(sum)}, 0).s * inv_hidden;  // the row's mean
 #else
-  const int held = packs > lane ? min((packs - lane + kRowThreads<kX> - 1) / kRowThreads<kX>, kKept) : 0;
+  const int held = packs > lane ? min((packs - lane + kRowThreads<kX> - 1) / kRowThreads<kX>, kK) : 0;
   const float count = static_cast<float>(held * VEC);
   const float centre = held > 0 ? add_all<VEC>(sum) / count : 0.0f;  // this thread's mean
 #endif
   float deviations[VEC] = {};
 #pragma unroll
-  for (int j = 0; j < kKept; ++j) {
+  for (int j = 0; j < kK; ++j) {
     if (lane + j * kRowThreads<kX> < packs) {
       float f[VEC];
       unpack<VEC>(kept[j], f);
@@ -388,35 +397,35 @@ __device__ __forceinline__ RowStats kept_stats(const Pack<VEC> (&kept)[kKept], i
 }
 
 // One row whose packs fit in registers: one read of x. `packs` is 0 for a group past the last token.
-template <int kX>
+template <int kX, int kK>
 __device__ __forceinline__ void kept_row(const __nv_bfloat16* x, const __nv_bfloat16* weight, const __nv_bfloat16* bias,
                                          __nv_bfloat16* out, int packs, int lane, float inv_hidden, float eps, int parity,
-                                         const Pack<VEC> (&w_held)[kKept], const Pack<VEC> (&b_held)[kKept]) {
-  Pack<VEC> kept[kKept];
+                                         const Pack<VEC> (&w_held)[kK], const Pack<VEC> (&b_held)[kK]) {
+  Pack<VEC> kept[kK];
 #pragma unroll
-  for (int j = 0; j < kKept; ++j) {
+  for (int j = 0; j < kK; ++j) {
     const int p = lane + j * kRowThreads<kX>;
     if (p < packs) kept[j] = load_last<VEC>(x + p * VEC);
   }
-  const RowStats stats = kept_stats<kX>(kept, packs, lane, inv_hidden, eps, parity);
+  const RowStats stats = kept_stats<kX, kK>(kept, packs, lane, inv_hidden, eps, parity);
   const float shift = -stats.mean * stats.rstd;
 #if PREFETCH
   (void)weight, (void)bias;
 #pragma unroll
-  for (int j = 0; j < kKept; ++j) {
+  for (int j = 0; j < kK; ++j) {
     const int p = lane + j * kRowThreads<kX>;
     if (p < packs) store_out<VEC>(out + p * VEC, normalise<VEC>(kept[j], w_held[j], b_held[j], stats.rstd, shift));
   }
 #else
   (void)w_held, (void)b_held;
-  Pack<VEC> w[kKept], b[kKept];
+  Pack<VEC> w[kK], b[kK];
 #pragma unroll
-  for (int j = 0; j < kKept; ++j) {
+  for (int j = 0; j < kK; ++j) {
     const int p = lane + j * kRowThreads<kX>;
     if (p < packs) w[j] = load_cached<VEC>(weight + p * VEC), b[j] = load_cached<VEC>(bias + p * VEC);
   }
 #pragma unroll
-  for (int j = 0; j < kKept; ++j) {
+  for (int j = 0; j < kK; ++j) {
     const int p = lane + j * kRowThreads<kX>;
     if (p < packs) store_out<VEC>(out + p * VEC, normalise<VEC>(kept[j], w[j], b[j], stats.rstd, shift));
   }
@@ -523,6 +532,27 @@ __device__ __forceinline__ void for_each_chunk(long long tokens, Body body) {
 
 __device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (2 * VEC) == 0; }
 
+// Every row this block normalises, each held in kK packs per thread (weight and bias too with PREFETCH).
+template <int kX, int kK>
+__device__ __forceinline__ void kept_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight,
+                                          const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ out,
+                                          long long tokens, long long hidden, int packs, int group, int lane, float inv_hidden,
+                                          float eps) {
+  Pack<VEC> w_held[kK], b_held[kK];
+#if PREFETCH
+#pragma unroll
+  for (int j = 0; j < kK; ++j) {
+    const int p = lane + j * kRowThreads<kX>;
+    if (p < packs) w_held[j] = load_cached<VEC>(weight + p * VEC), b_held[j] = load_cached<VEC>(bias + p * VEC);
+  }
+#endif
+  for_each_chunk(tokens, [&](long long chunk, int parity) {
+    const long long token = chunk * blockDim.y + group;
+    const long long base = (token < tokens ? token : 0) * hidden;
+    kept_row<kX, kK>(x + base, weight, bias, out + base, token < tokens ? packs : 0, lane, inv_hidden, eps, parity, w_held, b_held);
+  });
+}
+
 // The kernel's work for kX threads per row in a block.
 template <int kX>
 __device__ __forceinline__ void normalise_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight,
@@ -542,19 +572,10 @@ __device__ __forceinline__ void normalise_rows(const __nv_bfloat16* __restrict__
   const bool keep = KEEP_ROW > 0 && vectorised && hidden / VEC <= static_cast<long long>(KEEP_ROW) * kRowThreads<kX>;
   if (keep) {
     const int packs = static_cast<int>(hidden / VEC);
-    Pack<VEC> w_held[kKept], b_held[kKept];
-#if PREFETCH
-#pragma unroll
-    for (int j = 0; j < kKept; ++j) {
-      const int p = lane + j * kRowThreads<kX>;
-      if (p < packs) w_held[j] = load_cached<VEC>(weight + p * VEC), b_held[j] = load_cached<VEC>(bias + p * VEC);
-    }
-#endif
-    for_each_chunk(tokens, [&](long long chunk, int parity) {
-      const long long token = chunk * blockDim.y + group;
-      const long long base = (token < tokens ? token : 0) * hidden;
-      kept_row<kX>(x + base, weight, bias, out + base, token < tokens ? packs : 0, lane, inv_hidden, eps, parity, w_held, b_held);
-    });
+    if (kShortKept < kKept && packs <= kShortKept * kRowThreads<kX>)
+      kept_rows<kX, kShortKept>(x, weight, bias, out, tokens, hidden, packs, group, lane, inv_hidden, eps);
+    else
+      kept_rows<kX, kKept>(x, weight, bias, out, tokens, hidden, packs, group, lane, inv_hidden, eps);
   } else {
     for_each_chunk(tokens, [&](long long chunk, int parity) {
       const long long token = chunk * blockDim.y + group;

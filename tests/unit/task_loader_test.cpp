@@ -205,35 +205,44 @@ TEST_F(TaskLoaderTest, NormTemplatesFitTheirThreadsToTheRow) {
     for (const auto& knob : cuda->knobs) domain[knob.name] = knob.values, names[knob.name] = static_cast<double>(knob.values.front());
     EXPECT_EQ(domain.at("BLOCK").front(), 0) << "the search starts from the fitted geometry";
     names["BLOCK"] = 0;
+    // Only layernorm has DECODE_KEEP (its kernel holds short rows in code compiled for fewer packs).
+    const auto decode_keeps = domain.count("DECODE_KEEP") ? domain.at("DECODE_KEEP") : std::vector<std::int64_t>{0};
     int checked = 0;
     for (const auto keep : domain.at("KEEP_ROW"))
       for (const auto vec : domain.at("VEC"))
         for (const auto cluster : domain.at("CLUSTER"))
           for (const auto rows : domain.at("ROWS_PER_BLOCK"))
             for (const std::int64_t hidden : {1, 7, 2048, 2304, 4544, 8192, 14848, 16384, 65536})
-              for (const std::int64_t tokens : {1, 3, 777, 32768}) {
-                names["KEEP_ROW"] = static_cast<double>(keep), names["VEC"] = static_cast<double>(vec);
-                names["CLUSTER"] = static_cast<double>(cluster), names["ROWS_PER_BLOCK"] = static_cast<double>(rows);
-                names["hidden_size"] = static_cast<double>(hidden), names["num_tokens"] = static_cast<double>(tokens);
-                if (!std::all_of(cuda->constraints.begin(), cuda->constraints.end(),
-                                 [&](const Expression& c) { return c.evaluate_condition(names); }))
-                  continue;
-                const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
-                const auto grid = cuda->launch->grid[0].evaluate_integer(names);
-                SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " VEC " << vec << " CLUSTER " << cluster << " ROWS "
-                                                  << rows << " hidden " << hidden << " tokens " << tokens);
-                EXPECT_EQ(x % 32, 0);
-                EXPECT_GE(x, 32);
-                EXPECT_GE(y, 1);
-                EXPECT_LE(y, rows);
-                EXPECT_LE(x * y, 512);
-                if (std::string(name) == "layernorm") EXPECT_EQ(x & (x - 1), 0) << x << " is not a power of two";
-                const auto packs = (hidden + vec - 1) / vec;
-                if (x < 512) EXPECT_GE(keep * x * cluster, packs) << "a row that fits 512 threads is held in registers";
-                EXPECT_EQ(grid % cluster, 0);
-                if (names.at("WAVES") == 0) EXPECT_GE(grid / cluster * y, tokens) << "every token has a group of threads";
-                ++checked;
-              }
+              for (const std::int64_t tokens : {1, 3, 132, 133, 777, 32768})
+                for (const auto decode_keep : decode_keeps) {
+                  names["KEEP_ROW"] = static_cast<double>(keep), names["VEC"] = static_cast<double>(vec);
+                  if (domain.count("DECODE_KEEP")) names["DECODE_KEEP"] = static_cast<double>(decode_keep);
+                  names["CLUSTER"] = static_cast<double>(cluster), names["ROWS_PER_BLOCK"] = static_cast<double>(rows);
+                  names["hidden_size"] = static_cast<double>(hidden), names["num_tokens"] = static_cast<double>(tokens);
+                  if (!std::all_of(cuda->constraints.begin(), cuda->constraints.end(),
+                                   [&](const Expression& c) { return c.evaluate_condition(names); }))
+                    continue;
+                  const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
+                  const auto grid = cuda->launch->grid[0].evaluate_integer(names);
+                  SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " DECODE_KEEP " << decode_keep << " VEC " << vec
+                                                    << " CLUSTER " << cluster << " ROWS " << rows << " hidden " << hidden
+                                                    << " tokens " << tokens);
+                  EXPECT_EQ(x % 32, 0);
+                  EXPECT_GE(x, 32);
+                  EXPECT_GE(y, 1);
+                  EXPECT_LE(y, rows);
+                  EXPECT_LE(x * y, 512);
+                  if (std::string(name) == "layernorm") EXPECT_EQ(x & (x - 1), 0) << x << " is not a power of two";
+                  const auto packs = (hidden + vec - 1) / vec;
+                  if (x < 512) EXPECT_GE(keep * x * cluster, packs) << "a row that fits 512 threads is held in registers";
+                  const auto fitted = tokens <= 132 && decode_keep > 0 ? std::min(decode_keep, keep) : keep;
+                  if (x < 512) EXPECT_GE(fitted * x * cluster, packs) << "a decode row gets DECODE_KEEP packs per thread";
+                  const auto fewer = std::string(name) == "layernorm" ? x / 2 : x - 32;  // the next smaller launch it could make
+                  if (x > 32) EXPECT_LT(fitted * fewer * cluster, packs) << "the fewest threads that hold the row";
+                  EXPECT_EQ(grid % cluster, 0);
+                  if (names.at("WAVES") == 0) EXPECT_GE(grid / cluster * y, tokens) << "every token has a group of threads";
+                  ++checked;
+                }
     EXPECT_GT(checked, 1000);
   }
 }
