@@ -51,6 +51,7 @@ static_assert(FP32_MATH >= 0 && FP32_MATH <= 2, "FP32_MATH: 0, 1 or 2");
 
 constexpr long long kSmallOutput = 262144;  // elements: at most this many, SMALL_VEC (the launch's expression agrees)
 
+// V bf16 moved as one load or store of 2 * V bytes.
 template <int V> struct alignas(2 * V) Chunk {
   __nv_bfloat16 v[V];
 };
