@@ -112,8 +112,9 @@ constexpr int kKept = KEEP_ROW > 0 ? KEEP_ROW : 1;
 
 // Threads of a token in this block (blockDim.x): a compile-time constant with BLOCK, or kX (a launch FIXED_X compiled
 // for), else read at run time. Every function below that indexes packs or reduces is compiled for one kX (0: run time).
+template <int kX> constexpr int kFixedThreads = BLOCK > 0 ? BLOCK : kX;  // 0: read at run time
 template <int kX>
-__device__ __forceinline__ int block_row_threads() { return BLOCK > 0 ? BLOCK : kX > 0 ? kX : static_cast<int>(blockDim.x); }
+__device__ __forceinline__ int block_row_threads() { return kFixedThreads<kX> > 0 ? kFixedThreads<kX> : static_cast<int>(blockDim.x); }
 // Threads of a token over the cluster: the stride between a thread's packs.
 template <int kX>
 __device__ __forceinline__ int row_threads() { return block_row_threads<kX>() * CLUSTER; }
@@ -321,7 +322,7 @@ __device__ __forceinline__ float row_sum(float v, int parity) {
   const int group = static_cast<int>(threadIdx.y), t = static_cast<int>(threadIdx.x);
 #if SHUFFLE_REDUCE
   // Lanes that merge the warps' partials: as many as a fixed BLOCK makes when fewer than 32 (a power of two), else 32.
-  constexpr int kFixed = BLOCK > 0 ? BLOCK : kX;
+  constexpr int kFixed = kFixedThreads<kX>;
   constexpr int kSpan = kFixed > 0 && kFixed / 32 * CLUSTER < 32 ? kFixed / 32 * CLUSTER : 32;
   const int warps = block_row_threads<kX>() / 32;  // warps per token in one block
   const int parts = warps * CLUSTER;           // warp partial sums per token, over the cluster
