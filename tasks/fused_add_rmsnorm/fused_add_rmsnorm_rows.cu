@@ -17,6 +17,8 @@
 //                    striding over the tokens, the prefetched weight reused for every token (tiling)
 //   MIN_BLOCKS       0: the compiler's register budget; N: __launch_bounds__ asks for N resident blocks per SM, trading
 //                    registers (and some spills) for warps in flight (pipelining)
+//   MAX_REGS         0: as MIN_BLOCKS has it; N: at most N registers per thread (__maxnreg__; MIN_BLOCKS 0), e.g. 80
+//                    for three resident blocks of 256 threads instead of two, maybe at the cost of spills (pipelining)
 //   SHUFFLE_REDUCE   1: warp shuffles, one barrier, then the warps' partials summed by shuffles; 0: a shared-memory tree
 //                    with a barrier per level (algorithmic)
 //   UNROLL           vectors of each input a thread loads before it uses the first, where a token streams past KEEP_ROW
@@ -58,6 +60,9 @@
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 0
 #endif
+#ifndef MAX_REGS
+#define MAX_REGS 0
+#endif
 #ifndef SHUFFLE_REDUCE
 #define SHUFFLE_REDUCE 1
 #endif
@@ -90,7 +95,11 @@ static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
 // The most threads of a block: BLOCK 0 launches at most 512 (a multiple of 32 per token, as many tokens as fit).
 #define MAX_THREADS (BLOCK > 0 ? BLOCK * ROWS_PER_BLOCK : 512)
 static_assert(MIN_BLOCKS >= 0 && MAX_THREADS * MIN_BLOCKS <= 2048, "MIN_BLOCKS: at most 2048 threads per SM");
-#if MIN_BLOCKS > 0
+static_assert(MAX_REGS == 0 || (MIN_BLOCKS == 0 && MAX_REGS >= 24 && MAX_REGS <= 255 && MAX_REGS * MAX_THREADS <= 65536),
+              "MAX_REGS: 0, or 24 to 255 registers that a whole block can have, with MIN_BLOCKS 0");
+#if MAX_REGS > 0
+#define LAUNCH_BOUNDS __maxnreg__(MAX_REGS)  // cannot be combined with __launch_bounds__
+#elif MIN_BLOCKS > 0
 #define LAUNCH_BOUNDS __launch_bounds__(MAX_THREADS, MIN_BLOCKS)
 #else
 #define LAUNCH_BOUNDS __launch_bounds__(MAX_THREADS)

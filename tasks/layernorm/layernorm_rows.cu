@@ -55,7 +55,7 @@
 #define KEEP_ROW 8
 #endif
 #ifndef DECODE_KEEP
-#define DECODE_KEEP 0
+#define DECODE_KEEP 4
 #endif
 #ifndef REDUCTION
 #define REDUCTION 0

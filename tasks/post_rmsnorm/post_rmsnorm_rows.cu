@@ -11,10 +11,6 @@
 //                      VEC and every pointer is aligned for it (memory)
 //   KEEP_ROW           vectors per thread of x kept in registers between the reduction and the normalisation, all loaded
 //                      before the first is used; the part of a token past them streams and is read again (from L2) (fusion)
-//   FIXED_X            with BLOCK 0: 0, the threads per token read at run time; N: a launch of N threads per token
-//                      runs code compiled for N (indexing and reductions unrolled; others still read it at run time;
-//                      the kernel then needs 94 registers instead of 81, nvcc 13.0 -Xptxas -v)
-//                      (tiling)
 //   PREFETCH_WEIGHT    1: the weight of the kept vectors is loaded into registers before the first token, once per block,
 //                      so it is never a dependent memory trip after the reduction; 0: loaded after each reduction (memory)
 //   PREFETCH_RESIDUAL  1: the residual of the kept vectors is loaded with x, before the reduction; 0: after it (memory)
@@ -22,6 +18,8 @@
 //                      striding over the tokens, the prefetched weight reused for every token (tiling)
 //   MIN_BLOCKS         0: the compiler's register budget; N: __launch_bounds__ asks for N resident blocks per SM, trading
 //                      registers (and some spills) for warps in flight (pipelining)
+//   MAX_REGS           0: as MIN_BLOCKS has it; N: at most N registers per thread (__maxnreg__; MIN_BLOCKS 0), e.g. 80
+//                      for three resident blocks of 256 threads instead of two, maybe at the cost of spills (pipelining)
 //   SHUFFLE_REDUCE     1: warp shuffles, one barrier, then the warps' partials summed by shuffles; 0: a shared-memory tree
 //                      with a barrier per level (algorithmic)
 //   UNROLL             vectors of each input a thread loads before it uses the first, where a token streams past KEEP_ROW
@@ -53,9 +51,6 @@
 #ifndef KEEP_ROW
 #define KEEP_ROW 4
 #endif
-#ifndef FIXED_X
-#define FIXED_X 0
-#endif
 #ifndef PREFETCH_WEIGHT
 #define PREFETCH_WEIGHT 1
 #endif
@@ -67,6 +62,9 @@
 #endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 0
+#endif
+#ifndef MAX_REGS
+#define MAX_REGS 0
 #endif
 #ifndef SHUFFLE_REDUCE
 #define SHUFFLE_REDUCE 1
@@ -88,7 +86,6 @@ static_assert(PREFETCH_RESIDUAL == 0 || PREFETCH_RESIDUAL == 1, "PREFETCH_RESIDU
 static_assert(WAVES >= 0 && WAVES <= 32, "WAVES: 0 (a grid over the tokens) or blocks per SM");
 static_assert(SHUFFLE_REDUCE == 0 || SHUFFLE_REDUCE == 1, "SHUFFLE_REDUCE: 0 or 1");
 static_assert(BLOCK > 0 || SHUFFLE_REDUCE == 1, "BLOCK 0 needs SHUFFLE_REDUCE 1 (the shared-memory tree needs a power of two)");
-static_assert(FIXED_X == 0 || FIXED_X == 64 || FIXED_X == 128 || FIXED_X == 256 || FIXED_X == 512, "FIXED_X: 0, 64, 128, 256 or 512");
 static_assert(BLOCK > 0 || KEEP_ROW >= 1, "BLOCK 0 needs KEEP_ROW 1 or more (it fits the threads to the kept packs)");
 static_assert(UNROLL >= 1 && UNROLL <= 16, "UNROLL: 1 to 16 vectors");
 static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
@@ -102,7 +99,11 @@ static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
 // The most threads of a block: BLOCK 0 launches at most 512 (a multiple of 32 per token, as many tokens as fit).
 #define MAX_THREADS (BLOCK > 0 ? BLOCK * ROWS_PER_BLOCK : 512)
 static_assert(MIN_BLOCKS >= 0 && MAX_THREADS * MIN_BLOCKS <= 2048, "MIN_BLOCKS: at most 2048 threads per SM");
-#if MIN_BLOCKS > 0
+static_assert(MAX_REGS == 0 || (MIN_BLOCKS == 0 && MAX_REGS >= 24 && MAX_REGS <= 255 && MAX_REGS * MAX_THREADS <= 65536),
+              "MAX_REGS: 0, or 24 to 255 registers that a whole block can have, with MIN_BLOCKS 0");
+#if MAX_REGS > 0
+#define LAUNCH_BOUNDS __maxnreg__(MAX_REGS)  // cannot be combined with __launch_bounds__
+#elif MIN_BLOCKS > 0
 #define LAUNCH_BOUNDS __launch_bounds__(MAX_THREADS, MIN_BLOCKS)
 #else
 #define LAUNCH_BOUNDS __launch_bounds__(MAX_THREADS)
@@ -110,14 +111,10 @@ static_assert(MIN_BLOCKS >= 0 && MAX_THREADS * MIN_BLOCKS <= 2048, "MIN_BLOCKS: 
 
 constexpr int kKept = KEEP_ROW > 0 ? KEEP_ROW : 1;
 
-// Threads of a token in this block (blockDim.x): a compile-time constant with BLOCK, or kX (a launch FIXED_X compiled
-// for), else read at run time. Every function below that indexes packs or reduces is compiled for one kX (0: run time).
-template <int kX> constexpr int kFixedThreads = BLOCK > 0 ? BLOCK : kX;  // 0: read at run time
-template <int kX>
-__device__ __forceinline__ int block_row_threads() { return kFixedThreads<kX> > 0 ? kFixedThreads<kX> : static_cast<int>(blockDim.x); }
+// Threads of a token in this block (blockDim.x): a compile-time constant unless BLOCK is 0.
+__device__ __forceinline__ int block_row_threads() { return BLOCK > 0 ? BLOCK : static_cast<int>(blockDim.x); }
 // Threads of a token over the cluster: the stride between a thread's packs.
-template <int kX>
-__device__ __forceinline__ int row_threads() { return block_row_threads<kX>() * CLUSTER; }
+__device__ __forceinline__ int row_threads() { return block_row_threads() * CLUSTER; }
 
 // V bf16 in one load or store of 2 * V bytes.
 template <int V> struct Bf16Pack;
@@ -194,37 +191,37 @@ __device__ __forceinline__ void normalise_pack(Pack<V> a, Pack<V> r, Pack<V> w, 
 // First pass over packs begin, begin + row_threads(), ... below `packs` of a token, UNROLL loads in flight: the sum of
 // squares of x. Every array of packs in this file is zero-initialised: one assigned only under a condition inside the
 // token loop stays live across iterations (the compiler may keep the previous token's registers for the undefined value).
-template <int kX, int V>
+template <int V>
 __device__ __forceinline__ float squares_streamed(const __nv_bfloat16* x, int begin, int packs) {
   float squares = 0;
-  for (int first = begin; first < packs; first += row_threads<kX>() * UNROLL) {
+  for (int first = begin; first < packs; first += row_threads() * UNROLL) {
     Pack<V> a[UNROLL] = {};
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int p = first + u * row_threads<kX>();
+      const int p = first + u * row_threads();
       if (p < packs) a[u] = load_cached<V>(x + p * V);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (first + u * row_threads<kX>() < packs) add_squares<V>(a[u], squares);
+      if (first + u * row_threads() < packs) add_squares<V>(a[u], squares);
   }
   return squares;
 }
 
 // Second pass over the same packs: x read again, the residual and the weight loaded beside it.
-template <int kX, int V>
+template <int V>
 __device__ __forceinline__ void normalise_streamed(const __nv_bfloat16* x, const __nv_bfloat16* residual, const __nv_bfloat16* weight,
                                                    __nv_bfloat16* out, int begin, int packs, float scale) {
-  for (int first = begin; first < packs; first += row_threads<kX>() * UNROLL) {
+  for (int first = begin; first < packs; first += row_threads() * UNROLL) {
     Pack<V> a[UNROLL] = {}, r[UNROLL] = {}, w[UNROLL] = {};
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int p = first + u * row_threads<kX>();
+      const int p = first + u * row_threads();
       if (p < packs) a[u] = load_cached<V>(x + p * V), r[u] = load_once<V>(residual + p * V), w[u] = load_cached<V>(weight + p * V);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int p = first + u * row_threads<kX>();
+      const int p = first + u * row_threads();
       if (p < packs) normalise_pack<V>(a[u], r[u], w[u], out + p * V, scale);
     }
   }
@@ -233,36 +230,32 @@ __device__ __forceinline__ void normalise_streamed(const __nv_bfloat16* x, const
 // The kept part of a token: this thread's packs lane + j * row_threads() for j < KEEP_ROW, addressed from the thread's own
 // pointers (pack j at element offset j * kept_stride(), an immediate unless BLOCK is 0) and present while j * row_threads() <
 // limit = packs - lane.
-template <int kX>
-__device__ __forceinline__ int kept_stride() { return row_threads<kX>() * VEC; }
+__device__ __forceinline__ int kept_stride() { return row_threads() * VEC; }
 
-template <int kX>
 __device__ __forceinline__ void load_kept(const __nv_bfloat16* at, int limit, Pack<VEC> (&to)[kKept], bool once) {
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j)
-    if (j * row_threads<kX>() < limit) to[j] = once ? load_once<VEC>(at + j * kept_stride<kX>()) : load_cached<VEC>(at + j * kept_stride<kX>());
+    if (j * row_threads() < limit) to[j] = once ? load_once<VEC>(at + j * kept_stride()) : load_cached<VEC>(at + j * kept_stride());
 }
 
 // First pass over the kept part: x (and the residual, when prefetched) loaded, every load issued before the first is
 // used. Returns this thread's sum of squares.
-template <int kX>
 __device__ __forceinline__ float squares_kept(const __nv_bfloat16* xt, const __nv_bfloat16* rt, int limit, Pack<VEC> (&kept)[kKept],
                                               Pack<VEC> (&kept_residual)[kKept]) {
-  load_kept<kX>(xt, limit, kept, true);
+  load_kept(xt, limit, kept, true);
 #if PREFETCH_RESIDUAL
-  load_kept<kX>(rt, limit, kept_residual, true);
+  load_kept(rt, limit, kept_residual, true);
 #else
   (void)rt, (void)kept_residual;
 #endif
   float squares = 0;
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j)
-    if (j * row_threads<kX>() < limit) add_squares<VEC>(kept[j], squares);
+    if (j * row_threads() < limit) add_squares<VEC>(kept[j], squares);
   return squares;
 }
 
 // Second pass over the kept part, from registers: x, and the residual and the weight (prefetched, or loaded now).
-template <int kX>
 __device__ __forceinline__ void normalise_kept(const __nv_bfloat16* rt, const __nv_bfloat16* wt, __nv_bfloat16* ot, int limit, float scale,
                                                const Pack<VEC> (&kept)[kKept], const Pack<VEC> (&kept_residual)[kKept],
                                                const Pack<VEC> (&prefetched)[kKept]) {
@@ -272,18 +265,18 @@ __device__ __forceinline__ void normalise_kept(const __nv_bfloat16* rt, const __
   for (int j = 0; j < KEEP_ROW; ++j) r[j] = kept_residual[j];
 #else
   (void)kept_residual;
-  load_kept<kX>(rt, limit, r, true);
+  load_kept(rt, limit, r, true);
 #endif
 #if PREFETCH_WEIGHT
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j) w[j] = prefetched[j];
 #else
   (void)prefetched;
-  load_kept<kX>(wt, limit, w, false);
+  load_kept(wt, limit, w, false);
 #endif
 #pragma unroll
   for (int j = 0; j < KEEP_ROW; ++j) {
-    if (j * row_threads<kX>() < limit) {
+    if (j * row_threads() < limit) {
       Pack<VEC> a = kept[j];
       pin<VEC>(a, scale);
 #if PREFETCH_RESIDUAL
@@ -292,7 +285,7 @@ __device__ __forceinline__ void normalise_kept(const __nv_bfloat16* rt, const __
 #if PREFETCH_WEIGHT
       pin<VEC>(w[j], scale);
 #endif
-      normalise_pack<VEC>(a, r[j], w[j], ot + j * kept_stride<kX>(), scale);
+      normalise_pack<VEC>(a, r[j], w[j], ot + j * kept_stride(), scale);
     }
   }
 }
@@ -317,14 +310,12 @@ __device__ __forceinline__ void cluster_sync() {
 // between consecutive tokens of a persistent block, so a fast thread writing the next token's partials never overwrites
 // ones a slow thread (or block of the cluster) is still reading: a buffer is reused only after the barrier of the token
 // between, which every reader passes after its reads.
-template <int kX>
 __device__ __forceinline__ float row_sum(float v, int parity) {
   const int group = static_cast<int>(threadIdx.y), t = static_cast<int>(threadIdx.x);
 #if SHUFFLE_REDUCE
   // Lanes that merge the warps' partials: as many as a fixed BLOCK makes when fewer than 32 (a power of two), else 32.
-  constexpr int kFixed = kFixedThreads<kX>;
-  constexpr int kSpan = kFixed > 0 && kFixed / 32 * CLUSTER < 32 ? kFixed / 32 * CLUSTER : 32;
-  const int warps = block_row_threads<kX>() / 32;  // warps per token in one block
+  constexpr int kSpan = BLOCK > 0 && BLOCK / 32 * CLUSTER < 32 ? BLOCK / 32 * CLUSTER : 32;
+  const int warps = block_row_threads() / 32;  // warps per token in one block
   const int parts = warps * CLUSTER;           // warp partial sums per token, over the cluster
   __shared__ float partials[2][MAX_THREADS / 32];
   v = warp_sum<32>(v);
@@ -373,11 +364,9 @@ __device__ __forceinline__ float row_sum(float v, int parity) {
 
 __device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (VEC * 2) == 0; }
 
-// The kernel's work, for kX threads per token in a block (0: read at run time).
-template <int kX>
-__device__ __forceinline__ void post_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual,
-                                          const __nv_bfloat16* __restrict__ weight, const float* __restrict__ eps,
-                                          __nv_bfloat16* __restrict__ out, long long tokens, long long hidden) {
+extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
+post_rmsnorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight,
+                  const float* __restrict__ eps, __nv_bfloat16* __restrict__ out, long long tokens, long long hidden) {
   const float epsilon = __ldg(eps);  // issued first: it is needed only after the reduction
   const int group = static_cast<int>(threadIdx.y);
 #if CLUSTER > 1
@@ -385,14 +374,14 @@ __device__ __forceinline__ void post_rows(const __nv_bfloat16* __restrict__ x, c
 #else
   const int rank = 0;
 #endif
-  const int lane = rank * block_row_threads<kX>() + static_cast<int>(threadIdx.x);  // this thread's place among the token's threads
+  const int lane = rank * block_row_threads() + static_cast<int>(threadIdx.x);  // this thread's place among the token's threads
   // The same for every token: with hidden_size a multiple of VEC and aligned pointers, every pack is aligned.
   const bool vectorised = VEC == 1 || (hidden % VEC == 0 && aligned(x) && aligned(residual) && aligned(weight) && aligned(out));
   const int packs = static_cast<int>(vectorised ? hidden / VEC : hidden);  // a row is indexed in 32 bits
-  const int rest = lane + KEEP_ROW * row_threads<kX>();  // this thread's first pack past the kept ones
+  const int rest = lane + KEEP_ROW * row_threads();  // this thread's first pack past the kept ones
   Pack<VEC> w[kKept] = {};
 #if PREFETCH_WEIGHT
-  if (vectorised) load_kept<kX>(weight + lane * VEC, packs - lane, w, false);
+  if (vectorised) load_kept(weight + lane * VEC, packs - lane, w, false);
 #endif
   // Blocks of one cluster share a token group, and so run the same number of iterations, as the cluster barrier needs.
   const long long step = static_cast<long long>(gridDim.x / CLUSTER) * blockDim.y;
@@ -407,30 +396,19 @@ __device__ __forceinline__ void post_rows(const __nv_bfloat16* __restrict__ x, c
     Pack<VEC> kept[kKept] = {}, kept_residual[kKept] = {};
     float squares;
     if (vectorised) {
-      squares = KEEP_ROW > 0 ? squares_kept<kX>(xr + lane * VEC, rr + lane * VEC, n - lane, kept, kept_residual) : 0.0f;
-      squares += squares_streamed<kX, VEC>(xr, rest, n);
+      squares = KEEP_ROW > 0 ? squares_kept(xr + lane * VEC, rr + lane * VEC, n - lane, kept, kept_residual) : 0.0f;
+      squares += squares_streamed<VEC>(xr, rest, n);
     } else {
-      squares = squares_streamed<kX, 1>(xr, lane, n);
+      squares = squares_streamed<1>(xr, lane, n);
     }
-    const float scale = rsqrtf(row_sum<kX>(squares, parity) / static_cast<float>(hidden) + epsilon);
+    const float scale = rsqrtf(row_sum(squares, parity) / static_cast<float>(hidden) + epsilon);
     if (vectorised) {
-      if (KEEP_ROW > 0) normalise_kept<kX>(rr + lane * VEC, weight + lane * VEC, orow + lane * VEC, n - lane, scale, kept, kept_residual, w);
-      normalise_streamed<kX, VEC>(xr, rr, weight, orow, rest, n, scale);
+      if (KEEP_ROW > 0) normalise_kept(rr + lane * VEC, weight + lane * VEC, orow + lane * VEC, n - lane, scale, kept, kept_residual, w);
+      normalise_streamed<VEC>(xr, rr, weight, orow, rest, n, scale);
     } else {
-      normalise_streamed<kX, 1>(xr, rr, weight, orow, lane, n, scale);
+      normalise_streamed<1>(xr, rr, weight, orow, lane, n, scale);
     }
   }
-}
-
-extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
-post_rmsnorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight,
-                  const float* __restrict__ eps, __nv_bfloat16* __restrict__ out, long long tokens, long long hidden) {
-#if BLOCK == 0 && FIXED_X > 0
-  if (blockDim.x == FIXED_X)
-    post_rows<FIXED_X>(x, residual, weight, eps, out, tokens, hidden);
-  else
-#endif
-    post_rows<0>(x, residual, weight, eps, out, tokens, hidden);
 #if CLUSTER > 1
   // The other blocks of the cluster may still read this block's partial sums: its shared memory stays until they are done.
   cluster_sync();

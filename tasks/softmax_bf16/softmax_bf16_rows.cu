@@ -1,16 +1,23 @@
 // Kernel-only softmax template for bf16 rows on CUDA (sm_90): y = softmax(x.float(), dim=-1).to(bf16), float32 math.
-// Each row goes to BLOCK threads of a block, or of each block of a thread-block cluster; a block holds ROWS_PER_BLOCK
-// rows. A row of at most KEEP_ROW vectors per thread is read once and held in registers (its max, its sum and its output
+// Each row goes to the blockDim.x threads of one row group (threadIdx.y) of a block, or of each block of a thread-block
+// cluster. A row of at most KEEP_ROW vectors per thread is read once and held in registers (its max, its sum and its output
 // all come from there: 2 bytes read and 2 written per element); a longer row streams from memory, twice (ONLINE) or
 // three times, the later reads mostly from L2. Knobs:
-//   BLOCK           threads per row in one block, a power of two from 32 (a warp per row: shuffles only) (tiling)
-//   ROWS_PER_BLOCK  rows per block, one group of BLOCK threads each (tiling)
+//   BLOCK           threads per row in one block, a power of two from 32 (a warp per row: shuffles only) to 1024, or 0:
+//                   fit to the row at launch (below); the kernel is compiled for 128, other counts read at run time
+//                   (tiling)
+//   ROWS_PER_BLOCK  rows per block, one group of threads each (BLOCK 0: as many as fit in 1024 threads, at most this)
+//                   (tiling)
 //   CLUSTER         blocks of a thread-block cluster sharing each row, partials exchanged through distributed shared
 //                   memory: a long row at a small batch spread over several SMs (tiling)
 //   VEC             bf16 per load and store, 1, 2, 4 or 8 (16 bytes); a row's unaligned head and its tail go one element
 //                   per thread, so rows of any length stay vectorised (memory)
 //   KEEP_ROW        vectors per thread held in registers, 0 for none; a row longer than KEEP_ROW * VEC * BLOCK * CLUSTER
 //                   elements streams instead (fusion)
+//   DECODE_KEEP     0: off; N < KEEP_ROW: a row that fits N vectors per thread runs code compiled for N (a shorter chain
+//                   per thread), and with BLOCK 0 at up to 132 rows (fewer rows than SMs: a row's latency is the
+//                   kernel's time) the launch fits the threads to N vectors each (tiling)
+//   DECODE_THREADS  BLOCK 0 at up to 132 rows: at least this many threads per row (tiling)
 //   ONLINE          1: one reduction per row of (max, sum of exp(x - max)) pairs, a sum rescaled when its max grows (a
 //                   held row: each thread's own max first, then its sum; a streamed row: one read for both, one to
 //                   write); 0: a max reduction, then a sum reduction (a streamed row: three reads) (algorithmic)
@@ -29,18 +36,22 @@
 //                   whole blocks, at least one), capping the registers per thread at about 65536 / N: more rows in
 //                   flight per SM, or spills (pipelining)
 //   STREAMING       evict-first hints on the last read of x and on the stores of y (memory)
-// Starting point (the first values): BLOCK 128, KEEP_ROW 8, VEC 8, OCCUPANCY 1024. Rows of up to 8192 are held, so
-// 1x8192 takes one DRAM trip and one 4-warp reduction; 64 registers per thread let eight 128-thread blocks share an SM,
-// so at 32768x4096 eight rows (64 KB) of loads are in flight per SM; every knob one step away compiles without spills
-// (nvcc 13.0) except the steps that want more registers than that (EXP_ONCE, PREFETCH, KEEP_ROW 16 and up) or allow
-// fewer (OCCUPANCY 1536 and 2048).
-// Launch: grid [CLUSTER * min(ceil_div(num_rows, ROWS_PER_BLOCK), 132 * WAVES // CLUSTER, or all of them if WAVES == 0)],
-//         block [BLOCK * ROWS_PER_BLOCK], no dynamic shared memory.
+// Starting point (the first values): BLOCK 0, KEEP_ROW 8, DECODE_KEEP 4, DECODE_THREADS 256, VEC 8, OCCUPANCY 1024.
+// Past 132 rows a row of up to 2048 gets a warp (8 vectors per lane), a longer one 128 threads (held up to 8192); at up
+// to 132 rows 4 vectors per thread and at least 256 threads (1x4096: 256 threads of 2 vectors; 1x32000: 1024 of 4). 64
+// registers per thread (OCCUPANCY 1024 over blocks of up to 1024 threads). On the H200 that beat BLOCK 128 by 1.1-2x at
+// up to 132 rows and 1.5x at 32768x2048, and was at most 4% slower elsewhere (bench/results/h200-2026-12-04h-sweeps/).
+// Launch: block [X, Y]: X threads per row, Y rows. BLOCK > 0: X = BLOCK, Y = ROWS_PER_BLOCK. BLOCK 0, past 132 rows:
+//         X = 32 where KEEP_ROW vectors per lane hold the row (over the cluster), else 128; at up to 132 rows: the fewest
+//         threads, a power of two from DECODE_THREADS to 1024, whose K vectors each hold the row (over the cluster),
+//         K = min(DECODE_KEEP, KEEP_ROW), or KEEP_ROW when DECODE_KEEP is 0; Y = min(ROWS_PER_BLOCK, 1024 // X).
+//         Grid [CLUSTER * min(ceil_div(num_rows, Y), 132 * WAVES // CLUSTER, or all of them if WAVES == 0)], no dynamic
+//         shared memory.
 // Arguments: x, y, then the var axes num_rows and row_length.
 #include <cuda_bf16.h>
 
 #ifndef BLOCK
-#define BLOCK 128
+#define BLOCK 0
 #endif
 #ifndef ROWS_PER_BLOCK
 #define ROWS_PER_BLOCK 1
@@ -53,6 +64,9 @@
 #endif
 #ifndef KEEP_ROW
 #define KEEP_ROW 8
+#endif
+#ifndef DECODE_KEEP
+#define DECODE_KEEP 4
 #endif
 #ifndef ONLINE
 #define ONLINE 1
@@ -82,11 +96,14 @@
 #define STREAMING 1
 #endif
 
-static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0, "BLOCK: a power of two, 32 to 1024");
+static_assert(BLOCK == 0 || (BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0), "BLOCK: 0, or a power of two, 32 to 1024");
+static_assert(BLOCK > 0 || KEEP_ROW >= 1, "BLOCK 0 fits the threads to KEEP_ROW vectors each: KEEP_ROW >= 1");
+static_assert(BLOCK > 0 || SHUFFLE_REDUCE == 1, "BLOCK 0 needs SHUFFLE_REDUCE 1 (the shared-memory tree is sized by BLOCK)");
 static_assert(ROWS_PER_BLOCK >= 1 && BLOCK * ROWS_PER_BLOCK <= 1024, "BLOCK * ROWS_PER_BLOCK: at most 1024 threads");
 static_assert(CLUSTER >= 1 && CLUSTER <= 8, "CLUSTER: 1 to 8 blocks (the portable cluster size)");
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
 static_assert(KEEP_ROW >= 0, "KEEP_ROW: 0 or more vectors");
+static_assert(DECODE_KEEP >= 0, "DECODE_KEEP: 0 (off) or vectors per thread");
 static_assert(ONLINE == 0 || ONLINE == 1, "ONLINE: 0 or 1");
 static_assert(EXP_ONCE == 0 || EXP_ONCE == 1, "EXP_ONCE: 0 or 1");
 static_assert(SHUFFLE_REDUCE == 0 || SHUFFLE_REDUCE == 1, "SHUFFLE_REDUCE: 0 or 1");
@@ -102,18 +119,28 @@ static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
 #else
 #define CLUSTER_DIMS
 #endif
+// Threads per block at most: BLOCK 0 launches blocks of up to 1024.
+#define LAUNCH_THREADS (BLOCK > 0 ? BLOCK * ROWS_PER_BLOCK : 1024)
 #if OCCUPANCY > 0
 // At least one block, at most the 32 an SM can hold.
-#define MIN_BLOCKS_PER_SM (OCCUPANCY / (BLOCK * ROWS_PER_BLOCK) < 1 ? 1 : OCCUPANCY / (BLOCK * ROWS_PER_BLOCK) > 32 ? 32 : OCCUPANCY / (BLOCK * ROWS_PER_BLOCK))
-#define LAUNCH_BOUNDS __launch_bounds__(BLOCK * ROWS_PER_BLOCK, MIN_BLOCKS_PER_SM)
+#define MIN_BLOCKS_PER_SM (OCCUPANCY / LAUNCH_THREADS < 1 ? 1 : OCCUPANCY / LAUNCH_THREADS > 32 ? 32 : OCCUPANCY / LAUNCH_THREADS)
+#define LAUNCH_BOUNDS __launch_bounds__(LAUNCH_THREADS, MIN_BLOCKS_PER_SM)
 #else
-#define LAUNCH_BOUNDS __launch_bounds__(BLOCK * ROWS_PER_BLOCK)
+#define LAUNCH_BOUNDS __launch_bounds__(LAUNCH_THREADS)
 #endif
 
-constexpr int kWarps = BLOCK / 32;             // warps per row in one block
-static_assert(kWarps * 32 == BLOCK, "BLOCK: whole warps");
-constexpr int kRowThreads = BLOCK * CLUSTER;  // threads per row, over the cluster
+// Every function below that indexes a row's vectors or reduces over its threads is compiled for kX threads of a row in
+// one block, a constant (BLOCK, or 128 with BLOCK 0), or 0: blockDim.x, read at run time. Two such paths fit in 64
+// registers; a third made ptxas spill (232 bytes with 32 and 128 compiled; 548 with every power of two to 512, 25% slower
+// at 4096x4096 on the H200), so BLOCK 0 compiles the launch it makes most past 132 rows and reads the rest.
+template <int kX>
+__device__ __forceinline__ int block_row_threads() { return kX > 0 ? kX : static_cast<int>(blockDim.x); }  // in one block
+template <int kX>
+__device__ __forceinline__ int row_warps() { return block_row_threads<kX>() / 32; }  // in one block
+template <int kX>
+__device__ __forceinline__ int row_threads() { return block_row_threads<kX>() * CLUSTER; }  // over the cluster
 constexpr int kKeep = KEEP_ROW > 0 ? KEEP_ROW : 1;
+constexpr int kShortKeep = DECODE_KEEP > 0 && DECODE_KEEP < kKeep ? DECODE_KEEP : kKeep;  // vectors held for short rows
 constexpr float kLog2e = 1.4426950408889634f;
 
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
@@ -339,26 +366,27 @@ __device__ __forceinline__ void sync_row_threads() {
 #endif
 }
 
-// Reduces v over the BLOCK * CLUSTER threads of this thread's row; every one of them gets the same result. Every thread
+// Reduces v over the kX * CLUSTER threads of this thread's row; every one of them gets the same result. Every thread
 // of the block (and of the cluster) calls it at the same point: the control flow around it is uniform. Calls alternate
 // between two buffers (`phase`), so a buffer is written again only after the barrier of the call in between, which
 // every thread reaches after its reads of the call before: no barrier after the reads.
-template <class Op>
+template <class Op, int kX>
 __device__ __forceinline__ typename Op::T row_reduce(typename Op::T v, int phase) {
   using T = typename Op::T;
-  const int group = threadIdx.x / BLOCK, t = threadIdx.x % BLOCK;
+  const int group = static_cast<int>(threadIdx.y), t = static_cast<int>(threadIdx.x);
 #if SHUFFLE_REDUCE
   v = warp_reduce<Op>(v);
-  if constexpr (kWarps > 1 || CLUSTER > 1) {
-    __shared__ T partials[2][ROWS_PER_BLOCK][kWarps];
+  if (row_warps<kX>() > 1 || CLUSTER > 1) {  // the same in every block of the launch: all threads reach the barrier or none
+    __shared__ T partials[2][LAUNCH_THREADS / 32];  // a partial per warp of the block, each row's row_warps<kX>() together
+    T* const mine = partials[phase] + group * row_warps<kX>();
     const int lane = t % 32;
-    if (lane == 0) partials[phase][group][t / 32] = v;
+    if (lane == 0) mine[t / 32] = v;
     sync_row_threads();
     v = Op::identity();
-    for (int i = lane; i < kWarps * CLUSTER; i += 32) {
-      const T* from = &partials[phase][group][i % kWarps];
+    for (int i = lane; i < row_warps<kX>() * CLUSTER; i += 32) {
+      const T* from = &mine[i % row_warps<kX>()];
 #if CLUSTER > 1
-      from = static_cast<const T*>(__cluster_map_shared_rank(from, static_cast<unsigned>(i / kWarps)));
+      from = static_cast<const T*>(__cluster_map_shared_rank(from, static_cast<unsigned>(i / row_warps<kX>())));
 #endif
       v = Op::combine(v, *from);
     }
@@ -417,39 +445,43 @@ __device__ __forceinline__ long long edge_index(const RowView& view, int lane) {
   return lane < view.head ? lane : view.tail + (lane - view.head);
 }
 
-// A row held in registers: this thread's vectors lane, lane + BLOCK * CLUSTER, ... and its edge element (-inf if none).
+// A row held in registers: this thread's vectors lane, lane + kX * CLUSTER, ... (kK of them at most) and its edge
+// element (-inf if none).
+template <int kK>
 struct Held {
-  Chunk v[kKeep];
+  Chunk v[kK];
   float edge;
 };
 
-__device__ __forceinline__ Held load_held(const RowView& view, int lane) {
-  Held held;
+template <int kX, int kK>
+__device__ __forceinline__ Held<kK> load_held(const RowView& view, int lane) {
+  Held<kK> held;
 #pragma unroll
-  for (int j = 0; j < kKeep; ++j) {
-    const int v = lane + j * kRowThreads;
+  for (int j = 0; j < kK; ++j) {
+    const int v = lane + j * row_threads<kX>();
     if (v < view.vectors) held.v[j] = load_chunk(view.in + view.head + static_cast<long long>(v) * VEC, true);
   }
   held.edge = lane < view.edges ? load_element(view.in + edge_index(view, lane)) : neg_inf();
   return held;
 }
 
-__device__ __forceinline__ void softmax_held(const RowView& view, const Held& held, int lane, bool aligned_out, int& phase) {
+template <int kX, int kK>
+__device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>& held, int lane, bool aligned_out, int& phase) {
   const bool has_edge = lane < view.edges;
   MaxPairs pairs = max_pairs_identity();
 #pragma unroll
-  for (int j = 0; j < kKeep; ++j)
-    if (lane + j * kRowThreads < view.vectors) pairs = max_pairs(pairs, held.v[j]);
+  for (int j = 0; j < kK; ++j)
+    if (lane + j * row_threads<kX>() < view.vectors) pairs = max_pairs(pairs, held.v[j]);
   const float max = fmaxf(held.edge, max_of(pairs));
 #if EXP_ONCE
-  float exps[kKeep][VEC];
+  float exps[kK][VEC];
   float edge_exp = 0.0f;
 #endif
 #if ONLINE
   // exp(x - this thread's max) and their sum; one reduction of the pairs gives the row's max and sum.
   const ExpBase own = exp_base(max);
 #else
-  const ExpBase own = exp_base(row_reduce<MaxOp>(max, phase));
+  const ExpBase own = exp_base(row_reduce<MaxOp, kX>(max, phase));
   phase ^= 1;
 #endif
   float sum = 0.0f;
@@ -461,8 +493,8 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held& he
 #endif
   }
 #pragma unroll
-  for (int j = 0; j < kKeep; ++j)
-    if (lane + j * kRowThreads < view.vectors) {
+  for (int j = 0; j < kK; ++j)
+    if (lane + j * row_threads<kX>() < view.vectors) {
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
         const float e = exp_from(element(held.v[j], i), own);
@@ -473,7 +505,7 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held& he
       }
     }
 #if ONLINE
-  const Stats row = row_reduce<StatsOp>({max, sum}, phase);
+  const Stats row = row_reduce<StatsOp, kX>({max, sum}, phase);
   phase ^= 1;
   const ExpBase base = exp_base(row.max);
   const float inverse = 1.0f / row.sum;
@@ -481,7 +513,7 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held& he
   const float scale = inverse * exp_from(own.ref, base);  // exp(own max - row max) / sum
 #endif
 #else
-  const float inverse = 1.0f / row_reduce<SumOp>(sum, phase);
+  const float inverse = 1.0f / row_reduce<SumOp, kX>(sum, phase);
   phase ^= 1;
 #if EXP_ONCE
   const float scale = inverse;
@@ -496,8 +528,8 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held& he
   if (has_edge) store_element(view.out + edge_index(view, lane), exp_from(held.edge, base) * inverse);
 #endif
 #pragma unroll
-  for (int j = 0; j < kKeep; ++j) {
-    const int v = lane + j * kRowThreads;
+  for (int j = 0; j < kK; ++j) {
+    const int v = lane + j * row_threads<kX>();
     if (v < view.vectors) {
       float out[VEC];
 #pragma unroll
@@ -514,120 +546,147 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held& he
 }
 
 // Calls visit(chunks, first) for each step of this thread's vectors of a streamed row: chunks[u] is vector
-// first + u * BLOCK * CLUSTER where that is below view.vectors (in_row), all UNROLL loaded before the first is used.
-template <class Visit>
+// first + u * kX * CLUSTER where that is below view.vectors (in_row), all UNROLL loaded before the first is used.
+template <int kX, class Visit>
 __device__ __forceinline__ void stream_row(const RowView& view, int lane, bool last_use, Visit&& visit) {
   const __nv_bfloat16* in = view.in + view.head;
-  for (long long first = lane; first < view.vectors; first += static_cast<long long>(kRowThreads) * UNROLL) {
+  for (long long first = lane; first < view.vectors; first += static_cast<long long>(row_threads<kX>()) * UNROLL) {
     Chunk chunks[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const long long v = first + static_cast<long long>(u) * kRowThreads;
+      const long long v = first + static_cast<long long>(u) * row_threads<kX>();
       if (v < view.vectors) chunks[u] = load_chunk(in + v * VEC, last_use);
     }
     visit(chunks, first);
   }
 }
 
+template <int kX>
 __device__ __forceinline__ bool in_row(const RowView& view, long long first, int u) {
-  return first + static_cast<long long>(u) * kRowThreads < view.vectors;
+  return first + static_cast<long long>(u) * row_threads<kX>() < view.vectors;
 }
 
+template <int kX>
 __device__ __forceinline__ void softmax_streamed(const RowView& view, int lane, bool aligned_out, int& phase) {
   const bool has_edge = lane < view.edges;
   const float edge = has_edge ? load_element(view.in + edge_index(view, lane)) : neg_inf();
 #if ONLINE
   // One read: per step, the step's max, the running sum rescaled to it once, then the step's exponentials.
   Stats mine = {edge, has_edge ? 1.0f : 0.0f};
-  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row<kX>(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
     MaxPairs pairs = max_pairs_identity();
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
+      if (in_row<kX>(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
     const float max = fmaxf(mine.max, max_of(pairs));
     const ExpBase step = exp_base(max);
     float sum = mine.sum * exp_from(mine.max, step);
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row(view, first, u)) {
+      if (in_row<kX>(view, first, u)) {
 #pragma unroll
         for (int i = 0; i < VEC; ++i) sum += exp_from(element(chunks[u], i), step);
       }
     mine = {max, sum};
   });
-  const Stats row = row_reduce<StatsOp>(mine, phase);
+  const Stats row = row_reduce<StatsOp, kX>(mine, phase);
   phase ^= 1;
   const ExpBase base = exp_base(row.max);
   const float inverse = 1.0f / row.sum;
 #else
   MaxPairs pairs = max_pairs_identity();
-  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row<kX>(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
+      if (in_row<kX>(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
   });
-  const ExpBase base = exp_base(row_reduce<MaxOp>(fmaxf(edge, max_of(pairs)), phase));
+  const ExpBase base = exp_base(row_reduce<MaxOp, kX>(fmaxf(edge, max_of(pairs)), phase));
   phase ^= 1;
   float sum = has_edge ? exp_from(edge, base) : 0.0f;
-  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row<kX>(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row(view, first, u)) {
+      if (in_row<kX>(view, first, u)) {
 #pragma unroll
         for (int i = 0; i < VEC; ++i) sum += exp_from(element(chunks[u], i), base);
       }
   });
-  const float inverse = 1.0f / row_reduce<SumOp>(sum, phase);
+  const float inverse = 1.0f / row_reduce<SumOp, kX>(sum, phase);
   phase ^= 1;
 #endif
   if (has_edge) store_element(view.out + edge_index(view, lane), exp_from(edge, base) * inverse);
   __nv_bfloat16* out = view.out + view.head;
-  stream_row(view, lane, true, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row<kX>(view, lane, true, [&](const Chunk (&chunks)[UNROLL], long long first) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row(view, first, u)) {
+      if (in_row<kX>(view, first, u)) {
         float values[VEC];
 #pragma unroll
         for (int i = 0; i < VEC; ++i) values[i] = exp_from(element(chunks[u], i), base) * inverse;
-        store_chunk(out + (first + static_cast<long long>(u) * kRowThreads) * VEC, to_chunk(values), aligned_out);
+        store_chunk(out + (first + static_cast<long long>(u) * row_threads<kX>()) * VEC, to_chunk(values), aligned_out);
       }
   });
 }
 
-extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
-softmax_bf16_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, long long rows, long long cols) {
-  const int group = threadIdx.x / BLOCK;
+// Rows held in registers, kK vectors per thread at most: the groups first, first + stride, ... below `groups` of
+// blockDim.y rows each.
+template <int kX, int kK>
+__device__ __forceinline__ void held_rows(const __nv_bfloat16* x, __nv_bfloat16* y, long long rows, long long cols, long long first,
+                                          long long stride, long long groups, int group, int lane, bool aligned_out) {
+  const long long per_group = blockDim.y;
+  int phase = 0;
+#if PREFETCH
+  Held<kK> next = load_held<kX, kK>(row_view(x, y, first * per_group + group, rows, cols), lane);
+#endif
+  for (long long g = first; g < groups; g += stride) {
+    const RowView view = row_view(x, y, g * per_group + group, rows, cols);
+#if PREFETCH
+    const Held<kK> held_row = next;
+    if (g + stride < groups) next = load_held<kX, kK>(row_view(x, y, (g + stride) * per_group + group, rows, cols), lane);
+#else
+    const Held<kK> held_row = load_held<kX, kK>(view, lane);
+#endif
+    softmax_held<kX, kK>(view, held_row, lane, aligned_out, phase);
+  }
+}
+
+// The kernel's work for kX threads per row in a block.
+template <int kX>
+__device__ __forceinline__ void softmax_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, long long rows, long long cols) {
+  const int group = static_cast<int>(threadIdx.y);
 #if CLUSTER > 1
   const int rank = static_cast<int>(__clusterRelativeBlockRank());
 #else
   const int rank = 0;
 #endif
-  const int lane = rank * BLOCK + static_cast<int>(threadIdx.x % BLOCK);  // this thread's place among its row's threads
-  // Groups of ROWS_PER_BLOCK rows, one per cluster at a time; the blocks of a cluster walk the same groups.
+  const int lane = rank * block_row_threads<kX>() + static_cast<int>(threadIdx.x);  // this thread's place among its row's threads
+  // Groups of blockDim.y rows, one per cluster at a time; the blocks of a cluster walk the same groups.
   const long long first = blockIdx.x / CLUSTER, stride = gridDim.x / CLUSTER;
+  const long long groups = (rows + blockDim.y - 1) / blockDim.y;
   const bool aligned_out = (reinterpret_cast<unsigned long long>(x) ^ reinterpret_cast<unsigned long long>(y)) % (2 * VEC) == 0;
   // The same for every row (no row has more than cols / VEC whole vectors), so the whole grid takes one path.
-  const bool held = KEEP_ROW > 0 && cols / VEC <= static_cast<long long>(kKeep) * kRowThreads;
-  const long long groups = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-  int phase = 0;
-  if (held) {
-#if PREFETCH
-    Held next = load_held(row_view(x, y, first * ROWS_PER_BLOCK + group, rows, cols), lane);
-#endif
-    for (long long g = first; g < groups; g += stride) {
-      const RowView view = row_view(x, y, g * ROWS_PER_BLOCK + group, rows, cols);
-#if PREFETCH
-      const Held held_row = next;
-      if (g + stride < groups) next = load_held(row_view(x, y, (g + stride) * ROWS_PER_BLOCK + group, rows, cols), lane);
-#else
-      const Held held_row = load_held(view, lane);
-#endif
-      softmax_held(view, held_row, lane, aligned_out, phase);
-    }
+  const long long vectors = cols / VEC;
+  if (KEEP_ROW > 0 && vectors <= static_cast<long long>(kShortKeep) * row_threads<kX>()) {
+    held_rows<kX, kShortKeep>(x, y, rows, cols, first, stride, groups, group, lane, aligned_out);
+  } else if (KEEP_ROW > 0 && vectors <= static_cast<long long>(kKeep) * row_threads<kX>()) {
+    held_rows<kX, kKeep>(x, y, rows, cols, first, stride, groups, group, lane, aligned_out);
   } else {
+    int phase = 0;
     for (long long g = first; g < groups; g += stride)
-      softmax_streamed(row_view(x, y, g * ROWS_PER_BLOCK + group, rows, cols), lane, aligned_out, phase);
+      softmax_streamed<kX>(row_view(x, y, g * blockDim.y + group, rows, cols), lane, aligned_out, phase);
   }
+}
+
+extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
+softmax_bf16_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, long long rows, long long cols) {
+#if BLOCK > 0
+  softmax_rows<BLOCK>(x, y, rows, cols);
+#else
+  if (blockDim.x == 128)
+    softmax_rows<128>(x, y, rows, cols);
+  else
+    softmax_rows<0>(x, y, rows, cols);
+#endif
 #if CLUSTER > 1
   // The other blocks of the cluster may still read this block's partials: it stays until they are done.
   __cluster_barrier_arrive();

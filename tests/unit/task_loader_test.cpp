@@ -188,6 +188,26 @@ TEST_F(TaskLoaderTest, TheFamilyTasksSpanDecodeToPrefill) {
   }
 }
 
+// The CUDA kernel-only template of a task whose launch fits a 2-D block [X, Y] to the row, starting from BLOCK 0; null
+// (with the failures recorded) if it has none.
+const Template* fitted_kernel_template(const Task& task) {
+  const auto cuda = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
+                                 [](const Template& t) { return t.device == "cuda" && t.form == TemplateForm::kernel; });
+  if (cuda == task.definition.templates.end()) return ADD_FAILURE() << "no kernel-only CUDA template", nullptr;
+  if (!cuda->launch.has_value() || cuda->launch->block.size() != 2) return ADD_FAILURE() << "no 2-D launch", nullptr;
+  const auto block = std::find_if(cuda->knobs.begin(), cuda->knobs.end(), [](const Knob& k) { return k.name == "BLOCK"; });
+  if (block == cuda->knobs.end() || block->values.front() != 0) ADD_FAILURE() << "the search starts from the fitted geometry (BLOCK 0)";
+  return &*cuda;
+}
+
+// Every knob's values, and each knob bound to its first value.
+std::pair<std::map<std::string, std::vector<std::int64_t>>, Bindings> knob_domain(const Template& t) {
+  std::map<std::string, std::vector<std::int64_t>> domain;
+  Bindings names;
+  for (const auto& knob : t.knobs) domain[knob.name] = knob.values, names[knob.name] = static_cast<double>(knob.values.front());
+  return {domain, names};
+}
+
 // BLOCK 0 of the row-norm templates: the launch fits the threads of a row to hidden_size, and each kernel relies on what
 // these expressions promise (whole warps, at most 512 threads a block, every kept pack held; layernorm dispatches on a
 // power of two and traps on anything else).
@@ -195,15 +215,9 @@ TEST_F(TaskLoaderTest, NormTemplatesFitTheirThreadsToTheRow) {
   for (const char* name : {"layernorm", "post_rmsnorm", "fused_add_rmsnorm"}) {
     SCOPED_TRACE(name);
     const Task task = load_task(kTasks / name);
-    const auto cuda = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
-                                   [](const Template& t) { return t.device == "cuda" && t.form == TemplateForm::kernel; });
-    ASSERT_NE(cuda, task.definition.templates.end());
-    ASSERT_TRUE(cuda->launch.has_value());
-    ASSERT_EQ(cuda->launch->block.size(), 2u);
-    std::map<std::string, std::vector<std::int64_t>> domain;
-    Bindings names;
-    for (const auto& knob : cuda->knobs) domain[knob.name] = knob.values, names[knob.name] = static_cast<double>(knob.values.front());
-    EXPECT_EQ(domain.at("BLOCK").front(), 0) << "the search starts from the fitted geometry";
+    const Template* cuda = fitted_kernel_template(task);
+    ASSERT_NE(cuda, nullptr);
+    auto [domain, names] = knob_domain(*cuda);
     names["BLOCK"] = 0;
     // Only layernorm has DECODE_KEEP (its kernel holds short rows in code compiled for fewer packs).
     const auto decode_keeps = domain.count("DECODE_KEEP") ? domain.at("DECODE_KEEP") : std::vector<std::int64_t>{0};
@@ -245,6 +259,57 @@ TEST_F(TaskLoaderTest, NormTemplatesFitTheirThreadsToTheRow) {
                 }
     EXPECT_GT(checked, 1000);
   }
+}
+
+// BLOCK 0 of softmax_bf16: past 132 rows a warp per row where KEEP_ROW vectors per lane hold it, else the 128 threads the
+// kernel is compiled for; at up to 132 rows the fewest threads from DECODE_THREADS to 1024 whose DECODE_KEEP vectors each
+// hold the row. The kernel reads any other count at run time, so what it relies on is whole warps and at most 1024.
+TEST_F(TaskLoaderTest, SoftmaxTemplateFitsItsThreadsToTheRow) {
+  const Task task = load_task(kTasks / "softmax_bf16");
+  const Template* cuda = fitted_kernel_template(task);
+  ASSERT_NE(cuda, nullptr);
+  auto [domain, names] = knob_domain(*cuda);
+  int checked = 0;
+  for (const auto keep : domain.at("KEEP_ROW"))
+    for (const auto vec : domain.at("VEC"))
+      for (const auto cluster : domain.at("CLUSTER"))
+        for (const std::int64_t rows_per_block : {1, 4, 16})
+          for (const auto decode_keep : domain.at("DECODE_KEEP"))
+            for (const auto decode_threads : domain.at("DECODE_THREADS"))
+              for (const std::int64_t length : {1, 7, 2048, 3001, 8192, 16384, 32000, 65536})
+                for (const std::int64_t rows : {1, 3, 132, 133, 32768}) {
+                  names["KEEP_ROW"] = static_cast<double>(keep), names["VEC"] = static_cast<double>(vec);
+                  names["CLUSTER"] = static_cast<double>(cluster), names["ROWS_PER_BLOCK"] = static_cast<double>(rows_per_block);
+                  names["DECODE_KEEP"] = static_cast<double>(decode_keep), names["DECODE_THREADS"] = static_cast<double>(decode_threads);
+                  names["row_length"] = static_cast<double>(length), names["num_rows"] = static_cast<double>(rows);
+                  if (!std::all_of(cuda->constraints.begin(), cuda->constraints.end(),
+                                   [&](const Expression& c) { return c.evaluate_condition(names); }))
+                    continue;
+                  const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
+                  const auto grid = cuda->launch->grid[0].evaluate_integer(names);
+                  SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " VEC " << vec << " CLUSTER " << cluster << " ROWS "
+                                                    << rows_per_block << " DECODE_KEEP " << decode_keep << " DECODE_THREADS "
+                                                    << decode_threads << " row_length " << length << " rows " << rows);
+                  EXPECT_GE(x, 32);
+                  EXPECT_LE(x, 1024);
+                  EXPECT_EQ(x & (x - 1), 0) << x << " is not a power of two";
+                  EXPECT_GE(y, 1);
+                  EXPECT_LE(y, rows_per_block);
+                  EXPECT_LE(x * y, 1024);
+                  EXPECT_EQ(grid % cluster, 0);
+                  if (names.at("WAVES") == 0) EXPECT_GE(grid / cluster * y, rows) << "every row has a group of threads";
+                  const auto packs = (length + vec - 1) / vec;
+                  if (rows > 132) {
+                    EXPECT_EQ(x, packs <= 32 * keep * cluster ? 32 : 128) << "a warp where it holds the row, else the compiled 128";
+                  } else {
+                    const auto fitted = decode_keep > 0 ? std::min(decode_keep, keep) : keep;
+                    EXPECT_GE(x, decode_threads);
+                    if (x < 1024) EXPECT_GE(fitted * x * cluster, packs) << "a decode row is held in DECODE_KEEP vectors per thread";
+                    if (x > decode_threads) EXPECT_LT(fitted * (x / 2) * cluster, packs) << "the fewest threads that hold it";
+                  }
+                  ++checked;
+                }
+  EXPECT_GT(checked, 10000);
 }
 
 TEST_F(TaskLoaderTest, BuiltInAddRmsNormDetails) {
