@@ -56,8 +56,8 @@ class AnthropicStreamDecoder final : public StreamDecoder {
   void read_event(const std::string& type, const json& data) {
     if (type == "message_start") {
       const json& usage = data.at("message").value("usage", json::object());
-      reply_.tokens_in = usage.value("input_tokens", std::int64_t{0});
-      reply_.tokens_out = usage.value("output_tokens", std::int64_t{0});
+      reply_.tokens_in = token_count(usage, "input_tokens", 0);
+      reply_.tokens_out = token_count(usage, "output_tokens", 0);
     } else if (type == "content_block_delta") {
       const json& delta = data.at("delta");
       if (delta.value("type", std::string()) == "text_delta") reply_.text += delta.at("text").get<std::string>();
@@ -66,8 +66,8 @@ class AnthropicStreamDecoder final : public StreamDecoder {
       if (delta.contains("stop_reason") && !delta["stop_reason"].is_null())
         reply_.stop_reason = delta["stop_reason"].get<std::string>();
       const json& usage = data.value("usage", json::object());
-      reply_.tokens_out = usage.value("output_tokens", reply_.tokens_out);  // cumulative, not an increment
-      reply_.tokens_in = usage.value("input_tokens", reply_.tokens_in);
+      reply_.tokens_out = token_count(usage, "output_tokens", reply_.tokens_out);  // cumulative, not an increment
+      reply_.tokens_in = token_count(usage, "input_tokens", reply_.tokens_in);
     } else if (type == "message_stop") {
       stopped_ = true;
     } else if (type == "error") {
@@ -116,8 +116,8 @@ class AnthropicProtocol final : public Protocol {
       const json& stop_reason = answer.value("stop_reason", json());
       if (!stop_reason.is_null()) reply.stop_reason = stop_reason.get<std::string>();
       const json& usage = answer.value("usage", json::object());
-      reply.tokens_in = usage.value("input_tokens", std::int64_t{0});
-      reply.tokens_out = usage.value("output_tokens", std::int64_t{0});
+      reply.tokens_in = token_count(usage, "input_tokens", 0);
+      reply.tokens_out = token_count(usage, "output_tokens", 0);
       return reply;
     } catch (const json::exception& e) {
       throw ProtocolViolation(fmt::format("the answer does not follow the Messages format: {}", e.what()));

@@ -18,8 +18,8 @@ std::string string_or_empty(const json& value) { return value.is_null() ? std::s
 
 void read_usage(const json& usage, ChatReply& reply) {
   if (usage.is_null()) return;
-  reply.tokens_in = usage.value("prompt_tokens", std::int64_t{0});
-  reply.tokens_out = usage.value("completion_tokens", std::int64_t{0});
+  reply.tokens_in = token_count(usage, "prompt_tokens", 0);
+  reply.tokens_out = token_count(usage, "completion_tokens", 0);
 }
 
 json parse_json(std::string_view text, std::string_view what) {

@@ -3,11 +3,14 @@
 // Internal to src/llm.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "llm/chat.h"
 
@@ -51,6 +54,10 @@ class Protocol {
   virtual ChatReply parse_reply(const std::string& body) const = 0;
   virtual std::unique_ptr<StreamDecoder> stream_decoder() const = 0;
 };
+
+// usage[key] as a token count, `absent` when it is missing or null; throws ProtocolViolation when it is not a whole
+// number from 0 to 2^63 - 1 (token_count.cpp).
+std::int64_t token_count(const nlohmann::json& usage, const char* key, std::int64_t absent);
 
 std::unique_ptr<Protocol> make_openai_protocol();
 std::unique_ptr<Protocol> make_anthropic_protocol();

@@ -506,6 +506,27 @@ TEST(AnthropicStream, AnOverloadedErrorEventIsRetryable) {
   }
 }
 
+// A usage count that is not a whole number of tokens (the fuzzer's 2026-12-04 find: a 130-digit prompt_tokens parsed as a
+// double and cast to 64 bits, undefined behaviour) is a protocol violation in both protocols, whole or streamed.
+TEST(UsageCounts, AnythingButAWholeNumberOfTokensIsAProtocolViolation) {
+  const auto openai = detail::make_openai_protocol(), anthropic = detail::make_anthropic_protocol();
+  const std::string answer = R"({"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":)";
+  EXPECT_EQ(openai->parse_reply(answer + R"(12,"completion_tokens":3}})").tokens_in, 12);
+  EXPECT_EQ(openai->parse_reply(answer + R"(9223372036854775807}})").tokens_in, INT64_MAX);
+  for (const std::string count : {std::string(130, '1'), std::string("1e300"), std::string("2.5"), std::string("-1"),
+                                  std::string("\"12\""), std::string("9223372036854775808")}) {
+    SCOPED_TRACE(count);
+    EXPECT_THROW(openai->parse_reply(answer + count + "}}"), detail::ProtocolViolation);
+    auto stream = openai->stream_decoder();
+    EXPECT_THROW(stream->feed("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":" + count + "}}\n\n"), detail::ProtocolViolation);
+    EXPECT_THROW(anthropic->parse_reply(R"({"content":[],"usage":{"input_tokens":)" + count + "}}"), detail::ProtocolViolation);
+    auto events = anthropic->stream_decoder();
+    EXPECT_THROW(events->feed("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"output_tokens\":" +
+                              count + "}}}\n\n"),
+                 detail::ProtocolViolation);
+  }
+}
+
 TEST(ServerSentEvents, SplitsEventsAcrossReadsAndLineEndings) {
   detail::SseSplitter splitter;
   EXPECT_TRUE(splitter.feed("event: a\r\ndata: one\r\n").empty());
