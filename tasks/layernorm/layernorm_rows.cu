@@ -12,10 +12,12 @@
 //   DECODE_KEEP     0: off; N < KEEP_ROW: at up to 132 tokens (fewer rows than SMs) the launch fits the threads to N
 //                   packs each, and a row that fits N packs per thread runs code compiled for N (a shorter chain per
 //                   thread; code compiled for KEEP_ROW with the packs past N unused was no faster) (tiling)
-//   REDUCTION       0: the mean, then the sum of squared deviations from it (two reductions; the safe one); 1: each
-//                   thread's count, mean and M2, merged by Chan's parallel form of Welford's update (one reduction of
-//                   three values); 2: sum and sum of squares in one reduction, var = E[x^2] - mean^2 (cancels when
-//                   |mean| >> std) (algorithmic)
+//   REDUCTION       2: sum and sum of squares in one reduction, var = E[x^2] - mean^2 in float32: one barrier fewer,
+//                   4-12% faster on large rows (bench/results/h200-2026-12-04j-sweeps/); it cancels only when |mean| is
+//                   hundreds of std, where bf16 already rounds x to steps of a std or more (emulated at 9216 wide: the
+//                   output off by 7e-4 at 100 std, by one bf16 step at 300); 0: the mean, then the sum of squared
+//                   deviations from it (two reductions, exact at any offset); 1: each thread's count, mean and M2,
+//                   merged by Chan's parallel form of Welford's update (one reduction of three values) (algorithmic)
 //   SHUFFLE_REDUCE  warp shuffles, then one exchange of per-warp partials, instead of a shared-memory tree (algorithmic)
 //   PREFETCH        weight and bias of a kept row loaded once per block, before the first row's loads and reductions,
 //                   and held in registers for every row the block normalises, instead of loaded after the statistics
@@ -58,7 +60,7 @@
 #define DECODE_KEEP 4
 #endif
 #ifndef REDUCTION
-#define REDUCTION 0
+#define REDUCTION 2
 #endif
 #ifndef SHUFFLE_REDUCE
 #define SHUFFLE_REDUCE 1

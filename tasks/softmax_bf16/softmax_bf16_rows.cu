@@ -36,15 +36,17 @@
 //                   whole blocks, at least one), capping the registers per thread at about 65536 / N: more rows in
 //                   flight per SM, or spills (pipelining)
 //   STREAMING       evict-first hints on the last read of x and on the stores of y (memory)
-// Starting point (the first values): BLOCK 0, KEEP_ROW 8, DECODE_KEEP 4, DECODE_THREADS 256, VEC 8, OCCUPANCY 1024.
-// Past 132 rows a row of up to 2048 gets a warp (8 vectors per lane), a longer one 128 threads (held up to 8192); at up
-// to 132 rows 4 vectors per thread and at least 256 threads (1x4096: 256 threads of 2 vectors; 1x32000: 1024 of 4). 64
-// registers per thread (OCCUPANCY 1024 over blocks of up to 1024 threads). On the H200 that beat BLOCK 128 by 1.1-2x at
-// up to 132 rows and 1.5x at 32768x2048, and was at most 4% slower elsewhere (bench/results/h200-2026-12-04h-sweeps/).
+// Starting point (the first values): BLOCK 0, KEEP_ROW 4, DECODE_KEEP 4, DECODE_THREADS 256, VEC 8, OCCUPANCY 1024.
+// Past 132 rows the fewest whole warps of 4 vectors per lane hold a row (2048: 64 threads, 3001: 96, 8192: 256), a longer
+// one streams with 256; at up to 132 rows at least 256 threads of at most 4 vectors (1x4096: 256 threads of 2 vectors;
+// 1x32000: 1024 of 4). 64 registers per thread (OCCUPANCY 1024 over blocks of up to 1024 threads). On the H200 that beat
+// BLOCK 128 by 1.1-2x at up to 132 rows and 1.5x at 32768x2048; 4 vectors per lane against 8 took 8192x16384 from 149 to
+// 138 us and 4096x3001 from 19.1 to 16.4 (bench/results/h200-2026-12-04h-sweeps/, -04j-sweeps/).
 // Launch: block [X, Y]: X threads per row, Y rows. BLOCK > 0: X = BLOCK, Y = ROWS_PER_BLOCK. BLOCK 0, past 132 rows:
-//         X = 32 where KEEP_ROW vectors per lane hold the row (over the cluster), else 128; at up to 132 rows: the fewest
-//         threads, a power of two from DECODE_THREADS to 1024, whose K vectors each hold the row (over the cluster),
-//         K = min(DECODE_KEEP, KEEP_ROW), or KEEP_ROW when DECODE_KEEP is 0; Y = min(ROWS_PER_BLOCK, 1024 // X).
+//         X = the fewest whole warps whose KEEP_ROW vectors each hold the row (over the cluster), at most 256; at up to
+//         132 rows: the fewest threads, a power of two from DECODE_THREADS to 1024, whose K vectors each hold the row
+//         (over the cluster), K = min(DECODE_KEEP, KEEP_ROW), or KEEP_ROW when DECODE_KEEP is 0;
+//         Y = min(ROWS_PER_BLOCK, 1024 // X).
 //         Grid [CLUSTER * min(ceil_div(num_rows, Y), 132 * WAVES // CLUSTER, or all of them if WAVES == 0)], no dynamic
 //         shared memory.
 // Arguments: x, y, then the var axes num_rows and row_length.
@@ -63,7 +65,7 @@
 #define VEC 8
 #endif
 #ifndef KEEP_ROW
-#define KEEP_ROW 8
+#define KEEP_ROW 4
 #endif
 #ifndef DECODE_KEEP
 #define DECODE_KEEP 4
