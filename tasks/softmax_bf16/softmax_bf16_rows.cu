@@ -4,8 +4,7 @@
 // all come from there: 2 bytes read and 2 written per element); a longer row streams from memory, twice (ONLINE) or
 // three times, the later reads mostly from L2. Knobs:
 //   BLOCK           threads per row in one block, a power of two from 32 (a warp per row: shuffles only) to 1024, or 0:
-//                   fit to the row at launch (below); the kernel is compiled for 128, other counts read at run time
-//                   (tiling)
+//                   fit to the row at launch (below), the count read at run time (tiling)
 //   ROWS_PER_BLOCK  rows per block, one group of threads each (BLOCK 0: as many as fit in 1024 threads, at most this)
 //                   (tiling)
 //   CLUSTER         blocks of a thread-block cluster sharing each row, partials exchanged through distributed shared
@@ -132,9 +131,10 @@ static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
 #endif
 
 // Every function below that indexes a row's vectors or reduces over its threads is compiled for kX threads of a row in
-// one block, a constant (BLOCK, or 128 with BLOCK 0), or 0: blockDim.x, read at run time. Two such paths fit in 64
-// registers; a third made ptxas spill (232 bytes with 32 and 128 compiled; 548 with every power of two to 512, 25% slower
-// at 4096x4096 on the H200), so BLOCK 0 compiles the launch it makes most past 132 rows and reads the rest.
+// one block, a constant (BLOCK), or 0: blockDim.x, read at run time (BLOCK 0). BLOCK 0 compiles only the second: every
+// extra compiled count made the kernel slower on the H200 (three or more spilled at 64 registers, 25% slower at
+// 4096x4096; 128 compiled beside it, no spill, cost 3% over all workloads and 5% at 1x4096 in twice the code,
+// bench/results/h200-2026-12-04j-sweeps/ call 8).
 template <int kX>
 __device__ __forceinline__ int block_row_threads() { return kX > 0 ? kX : static_cast<int>(blockDim.x); }  // in one block
 template <int kX>
@@ -684,10 +684,7 @@ softmax_bf16_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict
 #if BLOCK > 0
   softmax_rows<BLOCK>(x, y, rows, cols);
 #else
-  if (blockDim.x == 128)
-    softmax_rows<128>(x, y, rows, cols);
-  else
-    softmax_rows<0>(x, y, rows, cols);
+  softmax_rows<0>(x, y, rows, cols);
 #endif
 #if CLUSTER > 1
   // The other blocks of the cluster may still read this block's partials: it stays until they are done.

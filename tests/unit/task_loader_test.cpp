@@ -263,7 +263,7 @@ TEST_F(TaskLoaderTest, NormTemplatesFitTheirThreadsToTheRow) {
 
 // BLOCK 0 of softmax_bf16: past 132 rows the fewest whole warps, at most 256 threads, whose KEEP_ROW vectors each hold the
 // row; at up to 132 rows the fewest threads, a power of two from DECODE_THREADS to 1024, whose DECODE_KEEP vectors each
-// hold the row. The kernel reads any count but 128 at run time, so what it relies on is whole warps and at most 1024.
+// hold the row. The kernel reads the count at run time, so what it relies on is whole warps and at most 1024.
 TEST_F(TaskLoaderTest, SoftmaxTemplateFitsItsThreadsToTheRow) {
   const Task task = load_task(kTasks / "softmax_bf16");
   const Template* cuda = fitted_kernel_template(task);
