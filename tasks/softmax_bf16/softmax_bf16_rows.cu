@@ -130,17 +130,13 @@ static_assert(STREAMING == 0 || STREAMING == 1, "STREAMING: 0 or 1");
 #define LAUNCH_BOUNDS __launch_bounds__(LAUNCH_THREADS)
 #endif
 
-// Every function below that indexes a row's vectors or reduces over its threads is compiled for kX threads of a row in
-// one block, a constant (BLOCK), or 0: blockDim.x, read at run time (BLOCK 0). BLOCK 0 compiles only the second: every
-// extra compiled count made the kernel slower on the H200 (three or more spilled at 64 registers, 25% slower at
-// 4096x4096; 128 compiled beside it, no spill, cost 3% over all workloads and 5% at 1x4096 in twice the code,
-// bench/results/h200-2026-12-04j-sweeps/ call 8).
-template <int kX>
-__device__ __forceinline__ int block_row_threads() { return kX > 0 ? kX : static_cast<int>(blockDim.x); }  // in one block
-template <int kX>
-__device__ __forceinline__ int row_warps() { return block_row_threads<kX>() / 32; }  // in one block
-template <int kX>
-__device__ __forceinline__ int row_threads() { return block_row_threads<kX>() * CLUSTER; }  // over the cluster
+// Threads of a row: BLOCK, a compile-time constant, or with BLOCK 0 blockDim.x read at run time. Compiling BLOCK 0 for
+// the counts its launch makes was slower on the H200 (three or more compiled counts spilled at 64 registers, 25% slower
+// at 4096x4096; 128 compiled beside the run-time count, no spill, cost 3% over all workloads and 5% at 1x4096 in twice
+// the code, bench/results/h200-2026-12-04j-sweeps/ call 8).
+__device__ __forceinline__ int block_row_threads() { return BLOCK > 0 ? BLOCK : static_cast<int>(blockDim.x); }  // in one block
+__device__ __forceinline__ int row_warps() { return block_row_threads() / 32; }  // in one block
+__device__ __forceinline__ int row_threads() { return block_row_threads() * CLUSTER; }  // over the cluster
 constexpr int kKeep = KEEP_ROW > 0 ? KEEP_ROW : 1;
 constexpr int kShortKeep = DECODE_KEEP > 0 && DECODE_KEEP < kKeep ? DECODE_KEEP : kKeep;  // vectors held for short rows
 constexpr float kLog2e = 1.4426950408889634f;
@@ -368,27 +364,27 @@ __device__ __forceinline__ void sync_row_threads() {
 #endif
 }
 
-// Reduces v over the kX * CLUSTER threads of this thread's row; every one of them gets the same result. Every thread
+// Reduces v over the row_threads() threads of this thread's row; every one of them gets the same result. Every thread
 // of the block (and of the cluster) calls it at the same point: the control flow around it is uniform. Calls alternate
 // between two buffers (`phase`), so a buffer is written again only after the barrier of the call in between, which
 // every thread reaches after its reads of the call before: no barrier after the reads.
-template <class Op, int kX>
+template <class Op>
 __device__ __forceinline__ typename Op::T row_reduce(typename Op::T v, int phase) {
   using T = typename Op::T;
   const int group = static_cast<int>(threadIdx.y), t = static_cast<int>(threadIdx.x);
 #if SHUFFLE_REDUCE
   v = warp_reduce<Op>(v);
-  if (row_warps<kX>() > 1 || CLUSTER > 1) {  // the same in every block of the launch: all threads reach the barrier or none
-    __shared__ T partials[2][LAUNCH_THREADS / 32];  // a partial per warp of the block, each row's row_warps<kX>() together
-    T* const mine = partials[phase] + group * row_warps<kX>();
+  if (row_warps() > 1 || CLUSTER > 1) {  // the same in every block of the launch: all threads reach the barrier or none
+    __shared__ T partials[2][LAUNCH_THREADS / 32];  // a partial per warp of the block, each row's row_warps() together
+    T* const mine = partials[phase] + group * row_warps();
     const int lane = t % 32;
     if (lane == 0) mine[t / 32] = v;
     sync_row_threads();
     v = Op::identity();
-    for (int i = lane; i < row_warps<kX>() * CLUSTER; i += 32) {
-      const T* from = &mine[i % row_warps<kX>()];
+    for (int i = lane; i < row_warps() * CLUSTER; i += 32) {
+      const T* from = &mine[i % row_warps()];
 #if CLUSTER > 1
-      from = static_cast<const T*>(__cluster_map_shared_rank(from, static_cast<unsigned>(i / row_warps<kX>())));
+      from = static_cast<const T*>(__cluster_map_shared_rank(from, static_cast<unsigned>(i / row_warps())));
 #endif
       v = Op::combine(v, *from);
     }
@@ -447,7 +443,7 @@ __device__ __forceinline__ long long edge_index(const RowView& view, int lane) {
   return lane < view.head ? lane : view.tail + (lane - view.head);
 }
 
-// A row held in registers: this thread's vectors lane, lane + kX * CLUSTER, ... (kK of them at most) and its edge
+// A row held in registers: this thread's vectors lane, lane + row_threads(), ... (kK of them at most) and its edge
 // element (-inf if none).
 template <int kK>
 struct Held {
@@ -455,25 +451,25 @@ struct Held {
   float edge;
 };
 
-template <int kX, int kK>
+template <int kK>
 __device__ __forceinline__ Held<kK> load_held(const RowView& view, int lane) {
   Held<kK> held;
 #pragma unroll
   for (int j = 0; j < kK; ++j) {
-    const int v = lane + j * row_threads<kX>();
+    const int v = lane + j * row_threads();
     if (v < view.vectors) held.v[j] = load_chunk(view.in + view.head + static_cast<long long>(v) * VEC, true);
   }
   held.edge = lane < view.edges ? load_element(view.in + edge_index(view, lane)) : neg_inf();
   return held;
 }
 
-template <int kX, int kK>
+template <int kK>
 __device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>& held, int lane, bool aligned_out, int& phase) {
   const bool has_edge = lane < view.edges;
   MaxPairs pairs = max_pairs_identity();
 #pragma unroll
   for (int j = 0; j < kK; ++j)
-    if (lane + j * row_threads<kX>() < view.vectors) pairs = max_pairs(pairs, held.v[j]);
+    if (lane + j * row_threads() < view.vectors) pairs = max_pairs(pairs, held.v[j]);
   const float max = fmaxf(held.edge, max_of(pairs));
 #if EXP_ONCE
   float exps[kK][VEC];
@@ -483,7 +479,7 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>
   // exp(x - this thread's max) and their sum; one reduction of the pairs gives the row's max and sum.
   const ExpBase own = exp_base(max);
 #else
-  const ExpBase own = exp_base(row_reduce<MaxOp, kX>(max, phase));
+  const ExpBase own = exp_base(row_reduce<MaxOp>(max, phase));
   phase ^= 1;
 #endif
   float sum = 0.0f;
@@ -496,7 +492,7 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>
   }
 #pragma unroll
   for (int j = 0; j < kK; ++j)
-    if (lane + j * row_threads<kX>() < view.vectors) {
+    if (lane + j * row_threads() < view.vectors) {
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
         const float e = exp_from(element(held.v[j], i), own);
@@ -507,7 +503,7 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>
       }
     }
 #if ONLINE
-  const Stats row = row_reduce<StatsOp, kX>({max, sum}, phase);
+  const Stats row = row_reduce<StatsOp>({max, sum}, phase);
   phase ^= 1;
   const ExpBase base = exp_base(row.max);
   const float inverse = 1.0f / row.sum;
@@ -515,7 +511,7 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>
   const float scale = inverse * exp_from(own.ref, base);  // exp(own max - row max) / sum
 #endif
 #else
-  const float inverse = 1.0f / row_reduce<SumOp, kX>(sum, phase);
+  const float inverse = 1.0f / row_reduce<SumOp>(sum, phase);
   phase ^= 1;
 #if EXP_ONCE
   const float scale = inverse;
@@ -531,7 +527,7 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>
 #endif
 #pragma unroll
   for (int j = 0; j < kK; ++j) {
-    const int v = lane + j * row_threads<kX>();
+    const int v = lane + j * row_threads();
     if (v < view.vectors) {
       float out[VEC];
 #pragma unroll
@@ -548,144 +544,132 @@ __device__ __forceinline__ void softmax_held(const RowView& view, const Held<kK>
 }
 
 // Calls visit(chunks, first) for each step of this thread's vectors of a streamed row: chunks[u] is vector
-// first + u * kX * CLUSTER where that is below view.vectors (in_row), all UNROLL loaded before the first is used.
-template <int kX, class Visit>
+// first + u * row_threads() where that is below view.vectors (in_row), all UNROLL loaded before the first is used.
+template <class Visit>
 __device__ __forceinline__ void stream_row(const RowView& view, int lane, bool last_use, Visit&& visit) {
   const __nv_bfloat16* in = view.in + view.head;
-  for (long long first = lane; first < view.vectors; first += static_cast<long long>(row_threads<kX>()) * UNROLL) {
+  for (long long first = lane; first < view.vectors; first += static_cast<long long>(row_threads()) * UNROLL) {
     Chunk chunks[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const long long v = first + static_cast<long long>(u) * row_threads<kX>();
+      const long long v = first + static_cast<long long>(u) * row_threads();
       if (v < view.vectors) chunks[u] = load_chunk(in + v * VEC, last_use);
     }
     visit(chunks, first);
   }
 }
 
-template <int kX>
 __device__ __forceinline__ bool in_row(const RowView& view, long long first, int u) {
-  return first + static_cast<long long>(u) * row_threads<kX>() < view.vectors;
+  return first + static_cast<long long>(u) * row_threads() < view.vectors;
 }
 
-template <int kX>
 __device__ __forceinline__ void softmax_streamed(const RowView& view, int lane, bool aligned_out, int& phase) {
   const bool has_edge = lane < view.edges;
   const float edge = has_edge ? load_element(view.in + edge_index(view, lane)) : neg_inf();
 #if ONLINE
   // One read: per step, the step's max, the running sum rescaled to it once, then the step's exponentials.
   Stats mine = {edge, has_edge ? 1.0f : 0.0f};
-  stream_row<kX>(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
     MaxPairs pairs = max_pairs_identity();
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row<kX>(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
+      if (in_row(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
     const float max = fmaxf(mine.max, max_of(pairs));
     const ExpBase step = exp_base(max);
     float sum = mine.sum * exp_from(mine.max, step);
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row<kX>(view, first, u)) {
+      if (in_row(view, first, u)) {
 #pragma unroll
         for (int i = 0; i < VEC; ++i) sum += exp_from(element(chunks[u], i), step);
       }
     mine = {max, sum};
   });
-  const Stats row = row_reduce<StatsOp, kX>(mine, phase);
+  const Stats row = row_reduce<StatsOp>(mine, phase);
   phase ^= 1;
   const ExpBase base = exp_base(row.max);
   const float inverse = 1.0f / row.sum;
 #else
   MaxPairs pairs = max_pairs_identity();
-  stream_row<kX>(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row<kX>(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
+      if (in_row(view, first, u)) pairs = max_pairs(pairs, chunks[u]);
   });
-  const ExpBase base = exp_base(row_reduce<MaxOp, kX>(fmaxf(edge, max_of(pairs)), phase));
+  const ExpBase base = exp_base(row_reduce<MaxOp>(fmaxf(edge, max_of(pairs)), phase));
   phase ^= 1;
   float sum = has_edge ? exp_from(edge, base) : 0.0f;
-  stream_row<kX>(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row(view, lane, false, [&](const Chunk (&chunks)[UNROLL], long long first) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row<kX>(view, first, u)) {
+      if (in_row(view, first, u)) {
 #pragma unroll
         for (int i = 0; i < VEC; ++i) sum += exp_from(element(chunks[u], i), base);
       }
   });
-  const float inverse = 1.0f / row_reduce<SumOp, kX>(sum, phase);
+  const float inverse = 1.0f / row_reduce<SumOp>(sum, phase);
   phase ^= 1;
 #endif
   if (has_edge) store_element(view.out + edge_index(view, lane), exp_from(edge, base) * inverse);
   __nv_bfloat16* out = view.out + view.head;
-  stream_row<kX>(view, lane, true, [&](const Chunk (&chunks)[UNROLL], long long first) {
+  stream_row(view, lane, true, [&](const Chunk (&chunks)[UNROLL], long long first) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (in_row<kX>(view, first, u)) {
+      if (in_row(view, first, u)) {
         float values[VEC];
 #pragma unroll
         for (int i = 0; i < VEC; ++i) values[i] = exp_from(element(chunks[u], i), base) * inverse;
-        store_chunk(out + (first + static_cast<long long>(u) * row_threads<kX>()) * VEC, to_chunk(values), aligned_out);
+        store_chunk(out + (first + static_cast<long long>(u) * row_threads()) * VEC, to_chunk(values), aligned_out);
       }
   });
 }
 
 // Rows held in registers, kK vectors per thread at most: the groups first, first + stride, ... below `groups` of
 // blockDim.y rows each.
-template <int kX, int kK>
+template <int kK>
 __device__ __forceinline__ void held_rows(const __nv_bfloat16* x, __nv_bfloat16* y, long long rows, long long cols, long long first,
                                           long long stride, long long groups, int group, int lane, bool aligned_out) {
   const long long per_group = blockDim.y;
   int phase = 0;
 #if PREFETCH
-  Held<kK> next = load_held<kX, kK>(row_view(x, y, first * per_group + group, rows, cols), lane);
+  Held<kK> next = load_held<kK>(row_view(x, y, first * per_group + group, rows, cols), lane);
 #endif
   for (long long g = first; g < groups; g += stride) {
     const RowView view = row_view(x, y, g * per_group + group, rows, cols);
 #if PREFETCH
     const Held<kK> held_row = next;
-    if (g + stride < groups) next = load_held<kX, kK>(row_view(x, y, (g + stride) * per_group + group, rows, cols), lane);
+    if (g + stride < groups) next = load_held<kK>(row_view(x, y, (g + stride) * per_group + group, rows, cols), lane);
 #else
-    const Held<kK> held_row = load_held<kX, kK>(view, lane);
+    const Held<kK> held_row = load_held<kK>(view, lane);
 #endif
-    softmax_held<kX, kK>(view, held_row, lane, aligned_out, phase);
+    softmax_held<kK>(view, held_row, lane, aligned_out, phase);
   }
 }
 
-// The kernel's work for kX threads per row in a block.
-template <int kX>
-__device__ __forceinline__ void softmax_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, long long rows, long long cols) {
+extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
+softmax_bf16_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, long long rows, long long cols) {
   const int group = static_cast<int>(threadIdx.y);
 #if CLUSTER > 1
   const int rank = static_cast<int>(__clusterRelativeBlockRank());
 #else
   const int rank = 0;
 #endif
-  const int lane = rank * block_row_threads<kX>() + static_cast<int>(threadIdx.x);  // this thread's place among its row's threads
+  const int lane = rank * block_row_threads() + static_cast<int>(threadIdx.x);  // this thread's place among its row's threads
   // Groups of blockDim.y rows, one per cluster at a time; the blocks of a cluster walk the same groups.
   const long long first = blockIdx.x / CLUSTER, stride = gridDim.x / CLUSTER;
   const long long groups = (rows + blockDim.y - 1) / blockDim.y;
   const bool aligned_out = (reinterpret_cast<unsigned long long>(x) ^ reinterpret_cast<unsigned long long>(y)) % (2 * VEC) == 0;
   // The same for every row (no row has more than cols / VEC whole vectors), so the whole grid takes one path.
   const long long vectors = cols / VEC;
-  if (KEEP_ROW > 0 && vectors <= static_cast<long long>(kShortKeep) * row_threads<kX>()) {
-    held_rows<kX, kShortKeep>(x, y, rows, cols, first, stride, groups, group, lane, aligned_out);
-  } else if (KEEP_ROW > 0 && vectors <= static_cast<long long>(kKeep) * row_threads<kX>()) {
-    held_rows<kX, kKeep>(x, y, rows, cols, first, stride, groups, group, lane, aligned_out);
+  if (KEEP_ROW > 0 && vectors <= static_cast<long long>(kShortKeep) * row_threads()) {
+    held_rows<kShortKeep>(x, y, rows, cols, first, stride, groups, group, lane, aligned_out);
+  } else if (KEEP_ROW > 0 && vectors <= static_cast<long long>(kKeep) * row_threads()) {
+    held_rows<kKeep>(x, y, rows, cols, first, stride, groups, group, lane, aligned_out);
   } else {
     int phase = 0;
     for (long long g = first; g < groups; g += stride)
-      softmax_streamed<kX>(row_view(x, y, g * blockDim.y + group, rows, cols), lane, aligned_out, phase);
+      softmax_streamed(row_view(x, y, g * blockDim.y + group, rows, cols), lane, aligned_out, phase);
   }
-}
-
-extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
-softmax_bf16_rows(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, long long rows, long long cols) {
-#if BLOCK > 0
-  softmax_rows<BLOCK>(x, y, rows, cols);
-#else
-  softmax_rows<0>(x, y, rows, cols);
-#endif
 #if CLUSTER > 1
   // The other blocks of the cluster may still read this block's partials: it stays until they are done.
   __cluster_barrier_arrive();

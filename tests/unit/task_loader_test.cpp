@@ -208,6 +208,11 @@ std::pair<std::map<std::string, std::vector<std::int64_t>>, Bindings> knob_domai
   return {domain, names};
 }
 
+// Whether the bound knobs and axes satisfy every constraint the template declares.
+bool satisfies_constraints(const Template& t, const Bindings& names) {
+  return std::all_of(t.constraints.begin(), t.constraints.end(), [&](const Expression& c) { return c.evaluate_condition(names); });
+}
+
 // BLOCK 0 of the row-norm templates: the launch fits the threads of a row to hidden_size, and each kernel relies on what
 // these expressions promise (whole warps, at most 512 threads a block, every kept pack held; layernorm dispatches on a
 // power of two and traps on anything else).
@@ -233,9 +238,7 @@ TEST_F(TaskLoaderTest, NormTemplatesFitTheirThreadsToTheRow) {
                   if (domain.count("DECODE_KEEP")) names["DECODE_KEEP"] = static_cast<double>(decode_keep);
                   names["CLUSTER"] = static_cast<double>(cluster), names["ROWS_PER_BLOCK"] = static_cast<double>(rows);
                   names["hidden_size"] = static_cast<double>(hidden), names["num_tokens"] = static_cast<double>(tokens);
-                  if (!std::all_of(cuda->constraints.begin(), cuda->constraints.end(),
-                                   [&](const Expression& c) { return c.evaluate_condition(names); }))
-                    continue;
+                  if (!satisfies_constraints(*cuda, names)) continue;
                   const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
                   const auto grid = cuda->launch->grid[0].evaluate_integer(names);
                   SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " DECODE_KEEP " << decode_keep << " VEC " << vec
@@ -282,9 +285,7 @@ TEST_F(TaskLoaderTest, SoftmaxTemplateFitsItsThreadsToTheRow) {
                   names["CLUSTER"] = static_cast<double>(cluster), names["ROWS_PER_BLOCK"] = static_cast<double>(rows_per_block);
                   names["DECODE_KEEP"] = static_cast<double>(decode_keep), names["DECODE_THREADS"] = static_cast<double>(decode_threads);
                   names["row_length"] = static_cast<double>(length), names["num_rows"] = static_cast<double>(rows);
-                  if (!std::all_of(cuda->constraints.begin(), cuda->constraints.end(),
-                                   [&](const Expression& c) { return c.evaluate_condition(names); }))
-                    continue;
+                  if (!satisfies_constraints(*cuda, names)) continue;
                   const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
                   const auto grid = cuda->launch->grid[0].evaluate_integer(names);
                   SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " VEC " << vec << " CLUSTER " << cluster << " ROWS "
