@@ -41,6 +41,7 @@ struct RunArguments {
   std::string reference = "auto";
   std::string extensions;
   std::uint64_t seed = 1;
+  std::uint64_t judge_seed = 0;  // 0: a fresh secret one
   std::string store;
   std::string baseline_file;
   bool baseline_torch = false;
@@ -158,6 +159,7 @@ int run_command(const RunArguments& args) {
       options.time_limit = parse_duration(args.time_limit);
       options.board_capacity = parse_capacity(args.board_capacity);
       options.seed = args.seed;
+      options.judge_seed = args.judge_seed != 0 ? args.judge_seed : judge::fresh_seed();
       options.template_name = args.template_name;
       options.brain = args.brain;
       options.reference = args.reference;
@@ -194,7 +196,7 @@ int run_command(const RunArguments& args) {
   judge_options.iterations = args.iterations.value_or(on_cpu ? 5 : 20);
   judge_options.rechecks = args.rechecks.value_or(on_cpu ? 1 : 5);
   judge_options.unseen_calls = on_cpu ? 1 : 3;  // calls on new inputs: one each on the CPU (three when measured again)
-  judge_options.seed = options.seed;
+  judge_options.seed = options.judge_seed;
   judge_options.reference = options.baseline_torch ? "python" : options.reference;  // the oracle that checks is the one that times
   judge_options.torch_baseline = options.baseline_torch;
   judge_options.roofline_margin = on_cpu ? 2.0 : 1.0;
@@ -228,6 +230,7 @@ int run_command(const RunArguments& args) {
       json out = report::summary_json(summary);
       out["task"] = task.definition.name;
       out["device"] = options.device;
+      out["judge_seed"] = options.judge_seed;
       out["store"] = store_path.string();
       std::cout << out.dump(2) << std::endl;
     } else {
@@ -272,7 +275,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--protocol", args->protocol, "--brain llm: openai (chat completions) or anthropic (Messages)")->capture_default_str();
   command->add_option("--api-key-env", args->api_key_env, "--brain llm: the environment variable that holds the key (never stored)");
   command->add_option("--max-cost", args->max_cost, "--brain llm: stop once the models cost this many US dollars")->check(CLI::NonNegativeNumber);
-  command->add_option("--seed", args->seed, "Seed of the agents and the judge's inputs")->envname("KERNELARC_SEED")->capture_default_str();
+  command->add_option("--seed", args->seed, "Seed of the agents")->envname("KERNELARC_SEED")->capture_default_str();
+  command->add_option("--judge-seed", args->judge_seed,
+                      "Seed of the judge's inputs (default: a fresh secret one per run, recorded in the store, so answers recorded in "
+                      "one run cannot be replayed in the next; give the recorded one to replay a run's inputs on purpose)")
+      ->envname("KERNELARC_JUDGE_SEED");
   command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
   auto* baseline_file = command->add_option("--baseline-file", args->baseline_file, "JSON object: workload uuid -> T_b in ms, for SOL scores (kept with the run)");
   command->add_flag("--baseline-torch", args->baseline_torch,

@@ -362,7 +362,7 @@ RunSummary Run::execute() {
   state_ = std::make_unique<State>(options_);
   deal_strategies(strategies, 0);
 
-  const json config = {{"device", options_.device}, {"brain", options_.brain}, {"reference", options_.reference},
+  const json config = {{"device", options_.device}, {"judge_seed", options_.judge_seed}, {"brain", options_.brain}, {"reference", options_.reference},
                        {"extensions", task_.extensions_file.string()}, {"baseline_torch", options_.baseline_torch}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
                        {"time_limit_s", options_.time_limit.count()}, {"template", template_->name},
                        {"board_capacity", options_.board_capacity ? json(*options_.board_capacity) : json("unlimited")},
@@ -718,6 +718,7 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   RunOptions options;
   options.device = run.device;
   options.seed = run.seed;
+  options.judge_seed = config.value("judge_seed", run.seed);  // runs recorded before the judge had its own seed used the agents'
   options.agents = config.at("agents").get<int>();
   options.strategies = config.at("strategies").get<std::vector<std::string>>();
   options.budget = config.at("budget").get<int>();

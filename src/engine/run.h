@@ -34,7 +34,8 @@ struct RunOptions {
   int budget = 64;                              // candidates judged, the starting one included (second measurements not counted)
   std::chrono::seconds time_limit{0};           // 0: none
   std::optional<std::size_t> board_capacity;    // nullopt: unlimited
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;                       // the agents'
+  std::uint64_t judge_seed = 0;                 // the judge's inputs: secret from the agents, recorded so a run can be replayed
   PlateauOptions plateau;
   ControllerOptions controller;
   std::string template_name;                    // empty: the task's first template for the device that has knobs

@@ -201,6 +201,13 @@ std::size_t default_flush_bytes() {
 
 fs::path current_executable() { return fs::read_symlink("/proc/self/exe"); }
 
+std::uint64_t fresh_seed() {
+  std::random_device entropy;
+  std::uint64_t seed = 0;
+  while (seed == 0) seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();  // 0 means "make one"
+  return seed;
+}
+
 // One correctness round of a workload as the trusted side knows it: pristine inputs and the reference's outputs.
 struct Judge::Round {
   std::vector<std::byte> slot_image;                 // inputs with guard bytes in the gaps
@@ -280,7 +287,7 @@ struct Judge::Session {
 
 Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks)
     : task_(task), options_(std::move(options)), peaks_(std::move(peaks)), compiler_(options_.compiler) {
-  if (options_.seed == 0) options_.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (options_.seed == 0) options_.seed = fresh_seed();
   if (options_.worker_executable.empty()) options_.worker_executable = current_executable();
   if (options_.flush_bytes == 0) options_.flush_bytes = default_flush_bytes();
   // A quarter of the memory for rounds, an eighth for buffers: a 128 GiB GPU host keeps every round of a family task
@@ -296,7 +303,7 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   scratch_folder_ = std::make_unique<ScratchFolder>(base);
   scratch_ = scratch_folder_->path();
   candidate_scratch_ = scratch_ / "candidate";
-  fs::create_directories(candidate_scratch_ / "tmp");
+  fs::create_directories(candidate_scratch_);
 }
 
 Judge::~Judge() = default;
@@ -325,14 +332,15 @@ BuildResult Judge::build(const CandidateSource& candidate) const {
 #endif
 }
 
-// A candidate may read the runtime and its own library, and write only in its folder; on the CPU half the memory at
+// A candidate may read the runtime and its own library, write only in its own folder and its buffers; on the CPU half the memory at
 // most. On a GPU the driver reserves far more address space than it uses, so there is no such limit, and the driver
 // keeps its device files, its own /proc entry, sysfs and the CUDA libraries.
-SandboxPolicy Judge::candidate_policy(const fs::path& library) const {
+SandboxPolicy Judge::candidate_policy(const fs::path& library, const fs::path& own_folder) const {
   SandboxPolicy policy;
   policy.read_only = runtime_paths();
   policy.read_only.push_back(library.string());
-  policy.read_write = {candidate_scratch_.string(), "/dev/null"};
+  policy.read_write = {own_folder.string(), "/dev/null"};
+  policy.write_existing = {candidate_scratch_.string()};  // its buffers: written by the judge, mapped by the worker, never a stash
   if (options_.device == "cpu") {
     policy.address_space_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
     return policy;
@@ -459,6 +467,15 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   const fs::path prefix = scratch_ / fmt::format("e{}", evaluation);
   // A kernel-only candidate has no host code, so one worker judges them all in turn (it scrubs its device memory at
   // each load): a new process and CUDA context per candidate cost about half a second. Full sources get a fresh one.
+  // Declared before the session: removed after its worker has stopped.
+  struct RemovedAtEnd : fs::path {
+    using fs::path::path;
+    ~RemovedAtEnd() {
+      std::error_code ignored;
+      fs::remove_all(*this, ignored);
+    }
+  };
+  std::optional<RemovedAtEnd> own_folder;
   std::unique_ptr<Session> own_session;
   Session* session_in_use = nullptr;
   if (options_.device != "cpu" && candidate.form == task::TemplateForm::kernel) {
@@ -467,14 +484,15 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     session_in_use = kernel_session_.get();
     session_in_use->ready = false;  // loads this candidate's module on the first call
   } else {
-    // Emptied for each candidate: nothing an earlier one wrote there (answers to the judge's inputs, say) is found.
-    std::error_code ignored;
-    fs::remove_all(candidate_scratch_ / "tmp", ignored);
-    fs::create_directories(candidate_scratch_ / "tmp");
+    // A folder of its own, removed once it is judged: nothing it writes there (answers to the judge's inputs, say)
+    // reaches a later candidate, and nothing else of the judge's is writable to it.
+    own_folder.emplace(prefix.string() + "-own");
+    fs::create_directories(*own_folder / "tmp");
     own_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
-                                                          {{"TMPDIR", (candidate_scratch_ / "tmp").string()}}});
+                                                          {{"TMPDIR", (*own_folder / "tmp").string()}}});
     session_in_use = own_session.get();
-    if (options_.sandbox) own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library))}};
+    if (options_.sandbox)
+      own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library, *own_folder))}};
   }
   Session& candidate_session = *session_in_use;
   const int restarts_before = candidate_session.worker.restarts();
@@ -540,6 +558,9 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       try {
         const auto allocating = phases.measure("buffers");
         buffer_in_use = &workload_buffer(fmt::format("w{}-candidate", workload_index), layout.total_bytes(), uncached_buffer);
+        // Host code shares this memory with the judge: whatever an earlier candidate left anywhere in it is wiped first.
+        if (candidate.form != task::TemplateForm::kernel && buffer_in_use != &uncached_buffer)
+          std::memset(buffer_in_use->data(), 0, buffer_in_use->size());
       } catch (const std::exception& error) {
         return Failure{Status::runtime_error, fmt::format("judge could not allocate the workload's memory: {}", error.what())};
       }

@@ -91,7 +91,7 @@ class Judge {
   struct Session;
   struct Round;
   void build_reference(const ProgressCallback& say);
-  SandboxPolicy candidate_policy(const std::filesystem::path& library) const;
+  SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder) const;
   SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;
   JudgeOptions options_;
@@ -99,7 +99,7 @@ class Judge {
   CpuCompiler compiler_;
   std::unique_ptr<ScratchFolder> scratch_folder_;  // before the sessions: removed after their workers have stopped
   std::filesystem::path scratch_;
-  std::filesystem::path candidate_scratch_;  // the only folder a sandboxed candidate may write in: its buffers and its TMPDIR
+  std::filesystem::path candidate_scratch_;  // the candidates' buffers: a sandboxed candidate may write its files, never create one
   std::optional<BuildResult> reference_build_;
   std::string reference_device_ = "cpu";     // a CUDA reference runs on the GPU, a C++ one on the CPU
   std::optional<OracleCommand> oracle_;       // set when the PyTorch reference checks: reference_build_->library is its source
@@ -120,6 +120,9 @@ class Judge {
 
 // Twice the last-level cache of this machine (sysfs, then sysconf, then 64 MiB).
 std::size_t default_flush_bytes();
+
+// A secret seed from the system's entropy, never 0: the judge's inputs cannot be known, so answers cannot be baked in.
+std::uint64_t fresh_seed();
 
 // /proc/self/exe of the running process.
 std::filesystem::path current_executable();

@@ -75,8 +75,10 @@ void restrict_filesystem(const SandboxPolicy& policy, json& report) {
   for (const auto& path : policy.read_only) allow(path, kReadFile | kReadDir | kExecute);
   for (const auto& path : policy.read_write)
     allow(path, kReadFile | kReadDir | kWriteFile | kTruncate | kMakeReg | kMakeDir | kRemoveFile | kRemoveDir | kRefer);
+  for (const auto& path : policy.write_existing) allow(path, kReadFile | kWriteFile);
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) == 0)
-    report["active"].push_back(fmt::format("landlock v{}: {} read-only and {} read-write paths", abi, policy.read_only.size(), policy.read_write.size()));
+    report["active"].push_back(fmt::format("landlock v{}: {} read-only, {} read-write and {} existing-files-only paths", abi,
+                                           policy.read_only.size(), policy.read_write.size(), policy.write_existing.size()));
   else
     report["unavailable"].push_back(fmt::format("landlock restrict: {}", errno_text()));
   close(ruleset);
@@ -173,7 +175,7 @@ void filter_system_calls(json& report) {
 json sandbox_policy_json(const SandboxPolicy& p) {
   return {{"address_space_bytes", p.address_space_bytes}, {"file_size_bytes", p.file_size_bytes}, {"open_files", p.open_files},
           {"own_network", p.own_network}, {"filesystem", p.filesystem}, {"system_calls", p.system_calls},
-          {"read_only", p.read_only}, {"read_write", p.read_write}};
+          {"read_only", p.read_only}, {"read_write", p.read_write}, {"write_existing", p.write_existing}};
 }
 
 SandboxPolicy sandbox_policy_from(const json& j) {
@@ -186,6 +188,7 @@ SandboxPolicy sandbox_policy_from(const json& j) {
   p.system_calls = j.value("system_calls", p.system_calls);
   p.read_only = j.value("read_only", p.read_only);
   p.read_write = j.value("read_write", p.read_write);
+  p.write_existing = j.value("write_existing", p.write_existing);
   return p;
 }
 

@@ -21,6 +21,7 @@ struct SandboxPolicy {
   bool system_calls = true;                // seccomp
   std::vector<std::string> read_only;      // files and folders it may read (and map executable)
   std::vector<std::string> read_write;     // files and folders it may read, write, create and remove in
+  std::vector<std::string> write_existing; // folders whose existing files it may read and write, but not list, create or remove
 };
 
 nlohmann::json sandbox_policy_json(const SandboxPolicy& policy);

@@ -317,6 +317,16 @@ TEST_F(CpuJudgeTest, NothingACandidateLeftInItsTmpdirReachesTheNext) {
   EXPECT_TRUE(second.passed()) << describe(second);
 }
 
+TEST_F(CpuJudgeTest, NothingACandidateLeftBesideItsTmpdirReachesTheNext) {
+  // The folder above TMPDIR, the judge's folder above that, and the folder of the buffers: each candidate has a folder
+  // of its own that goes with it, and writes nowhere else but into its buffers' existing files.
+  Judge judge(small_softmax(), options(), peaks());
+  const auto first = judge.evaluate(canary("leaves_a_file_beside_its_tmpdir"));
+  EXPECT_TRUE(first.passed()) << describe(first);
+  const auto second = judge.evaluate(canary("leaves_a_file_beside_its_tmpdir"));
+  EXPECT_TRUE(second.passed()) << describe(second);
+}
+
 TEST_F(CpuJudgeTest, OutputLeftToABackgroundThreadDoesNotPass) {
   // Returns before the work is done; the detached thread needs milliseconds for a 64x8192 softmax.
   const task::Task task = only(builtin("softmax"), {"softmax-64x8192"});
