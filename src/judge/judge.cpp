@@ -27,6 +27,7 @@
 #include "judge/forbidden_calls.h"
 #endif
 #include "judge/input_generator.h"
+#include "judge/other_threads_clock.h"
 #include "judge/phase_clock.h"
 #include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
@@ -223,7 +224,7 @@ struct Judge::Round {
 struct Judge::Session {
   bool on_gpu = false;                  // the buffer has a device copy: ranges move with upload and download
   WorkerProcess worker;
-  json load;                            // the "load" request: a shared object, or a cubin and its kernel
+  json load;                            // the "load" request: a shared object, or a cubin and its kernel; null: none
   std::string timer;                    // how the worker timed its last call ("cupti", "events"; empty on the CPU)
   std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
   json bind;
@@ -266,7 +267,8 @@ struct Judge::Session {
         sandbox_report = reply.body.value("sandbox", json());
         sandboxed_start = worker.starts();
       }
-      if (auto failure = step(load)) return failure;
+      if (!load.is_null())
+        if (auto failure = step(load)) return failure;
     }
     if (restart || mapped_generation != generation) {
       outputs_placed = false;
@@ -488,8 +490,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     // reaches a later candidate, and nothing else of the judge's is writable to it.
     own_folder.emplace(prefix.string() + "-own");
     fs::create_directories(*own_folder / "tmp");
-    own_session = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
-                                                          {{"TMPDIR", (*own_folder / "tmp").string()}}});
+    WorkerOptions worker_options{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
+                                 {{"TMPDIR", (*own_folder / "tmp").string()}}};
+    // On the CPU its main thread sleeps between requests instead of spinning, so the kernel has accounted its CPU time
+    // whenever the judge reads it: what the other threads do between calls is then read exactly.
+    if (options_.device == "cpu") worker_options.environment["KERNELARC_WORKER_SPIN_MS"] = "0";
+    own_session = std::make_unique<Session>(std::move(worker_options));
     session_in_use = own_session.get();
     if (options_.sandbox)
       own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library, *own_folder))}};
@@ -980,18 +986,29 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       const auto timing_loop = phases.measure("timing");
       for (int attempt = 1;; ++attempt) {
         std::vector<double> overhead{0.0};
-        // On a GPU the sample is the device's own time, so the round trip's overhead is not subtracted. The empty
-        // call runs no candidate code, so its floor is kept for the workload's next candidates, which probe only twice.
+        // On a GPU the sample is the device's own time, so the round trip's overhead is not subtracted. On the CPU the
+        // empty call runs in a worker of the judge's with no candidate loaded, so its floor is kept for the workload's next
+        // candidates, which probe only twice.
         const auto known_floor = overhead_floor_ns_.find(workload->uuid);
         const int probes = gpu ? 0 : known_floor != overhead_floor_ns_.end() ? 2 : std::clamp(options_.iterations, 5, kOverheadProbes);
+        if (probes > 0 && !probe_session_) {
+          probe_session_ = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, (scratch_ / "probe-worker.log").string(),
+                                                                   {{"KERNELARC_WORKER_SPIN_MS", "0"}}});  // as the candidate's worker
+          probe_session_->load = json();  // nothing but the empty entry point
+        }
         for (int i = 0; i < probes; ++i) {
           json null_call = call_message(layout, 0, std::nullopt);
           null_call["null"] = true;
-          const auto flushed = candidate_session.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
-          const auto reply = flushed.ok() ? candidate_session.worker.request(null_call, deadline) : flushed;
+          auto& probe = *probe_session_;
+          if (auto failure = probe.prepare(buffer, generation, binding, deadline, Status::runtime_error)) {
+            failure->reason = "the judge's probe worker failed: " + failure->reason;
+            return failure;
+          }
+          const auto flushed = probe.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+          const auto reply = flushed.ok() ? probe.worker.request(null_call, deadline) : flushed;
           if (!reply.ok()) {
-            candidate_session.ready = false;
-            return Failure{Status::runtime_error, fmt::format("worker failed before timing: {}", reply.description)};
+            probe.ready = false;
+            return Failure{Status::runtime_error, fmt::format("the judge's probe worker failed before timing: {}", reply.description)};
           }
           if (i == 0) overhead.clear();
           overhead.push_back(static_cast<double>(reply.round_trip.count()));
@@ -1063,14 +1080,25 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         // round trip less the judge's own cost, bounded from below by the worker's clock around the call (when load inflated
         // the probes, round trip minus overhead can fall under the kernel's real time; the candidate runs in that process
         // and could forge that clock, but only to look slower). `where` names the call in a failure's reason.
+        // On the CPU, the CPU time the candidate's other threads used since the last call's reply (the judge wrote the next
+        // inputs and flushed the caches meanwhile) is the call's too: work done in that gap is work the call did not show.
+        const OtherThreadsClock other_threads(gpu ? 0 : candidate_session.worker.pid());
+        std::optional<double> other_threads_at_reply = other_threads.ns();
+        if (!gpu) timing.between_calls_ns = other_threads_at_reply ? std::optional<double>(0.0) : std::nullopt;
         const auto timed_call = [&](int slot, const std::string& where, double* sample_ns, double* in_process_ns, double* event_ns,
                                     CallPlan plan) -> std::optional<Failure> {
           double round_trip = 0, in_process = 0;
+          const auto other_threads_before = other_threads.ns();
           if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, event_ns, plan)) {
             failure->reason = fmt::format("during timing ({}): {}", where, failure->reason);
             return failure;
           }
-          *sample_ns = gpu ? std::min(in_process, round_trip) : std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip));
+          double between_calls = 0;
+          if (other_threads_before && other_threads_at_reply) between_calls = std::max(0.0, *other_threads_before - *other_threads_at_reply);
+          other_threads_at_reply = other_threads.ns();
+          *sample_ns = gpu ? std::min(in_process, round_trip)
+                           : std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)) + between_calls;
+          if (timing.between_calls_ns) *timing.between_calls_ns += between_calls;
           if (in_process_ns) *in_process_ns = in_process;
           return std::nullopt;
         };

@@ -116,6 +116,9 @@ class Judge {
   int evaluations_ = 0;
   std::uint64_t buffer_generation_ = 0;     // one per workload judged: tells a worker's mapping current or stale
   std::unique_ptr<Session> kernel_session_;  // the GPU worker that judges kernel-only candidates in turn
+  // CPU: a worker that never loads a candidate, whose empty calls measure the judge's own cost per call: probed in the
+  // candidate's process, that cost is the candidate's to inflate, and what is subtracted from its samples with it.
+  std::unique_ptr<Session> probe_session_;
 };
 
 // Twice the last-level cache of this machine (sysfs, then sysconf, then 64 MiB).

@@ -45,6 +45,9 @@ struct TimingStats {
   int input_slots = 0;                 // distinct input addresses the timed calls cycled through
   double event_median_ns = 0;          // GPU only: the median of event_ns, to compare with the primary timer
   std::vector<double> unseen_ns;       // calls on inputs the candidate was never given, timed the same way
+  // CPU: what the candidate process's other threads ran between the judge's calls (while it flushed the caches, say),
+  // added to the sample of the call each gap came before; nullopt where the process's CPU clock could not be read.
+  std::optional<double> between_calls_ns;
   double spread() const { return q3_ns - q1_ns; }
 };
 

@@ -338,6 +338,31 @@ TEST_F(CpuJudgeTest, OutputLeftToABackgroundThreadDoesNotPass) {
   EXPECT_THAT(verdict.workloads.at(0).reason, HasSubstr("output 'y'"));
 }
 
+TEST_F(CpuJudgeTest, WorkDoneOnAnotherThreadWhileTheJudgeFlushesIsTimed) {
+  // A helper thread computes each next answer while the judge flushes the caches before the call; the call copies it.
+  // Its time must be its twin's that never starts the helper, not a copy's.
+  const task::Task task = only(builtin("softmax"), {"softmax-512x2048"});
+  auto judge_options = options();
+  judge_options.iterations = 12;
+  judge_options.flush_bytes = 512u << 20;  // tens of milliseconds on any machine: time for the helper to finish first
+  auto honest = canary("works_during_the_flush");
+  honest.flags = {"-DKERNELARC_HONEST_TWIN"};
+  const auto cheat = run(task, canary("works_during_the_flush"), judge_options, peaks(1e13));
+  const auto twin = run(task, honest, judge_options, peaks(1e13));
+  ASSERT_TRUE(twin.passed()) << describe(twin);
+  ASSERT_EQ(cheat.workloads.size(), 1u) << describe(cheat);
+  const auto& row = cheat.workloads.front();
+  if (row.status != Status::passed) return;  // rejected outright is as good
+  ASSERT_TRUE(row.timing && row.timing->between_calls_ns) << describe(cheat);
+  EXPECT_GT(*row.timing->between_calls_ns, 0.5 * twin.workloads.front().timing->median_ns * judge_options.iterations)
+      << "the helper's work between calls was not seen";
+  // Every call whose answer the helper made ahead is timed with the helper's work, not as the copy it was.
+  for (const double sample : row.timing->samples_ns)
+    EXPECT_GT(sample, 0.5 * twin.workloads.front().timing->median_ns)
+        << "a call timed as a copy: " << sample / 1e3 << " us against its honest twin's median of "
+        << twin.workloads.front().timing->median_ns / 1e3 << " us";
+}
+
 TEST_F(CpuJudgeTest, ThreadStillBurningCpuAfterReturnIsRewardHack) {
   const task::Task task = only(builtin("softmax"), {"softmax-7x1000"});
   const auto verdict = run(task, canary("background_spin"));

@@ -31,6 +31,9 @@ inline std::string describe(const CandidateVerdict& verdict) {
       out << " median " << row.timing->median_ns / 1e3 << " us";
       if (!row.timing->timer.empty()) out << " (" << row.timing->timer << ")";
       if (row.timing->event_median_ns > 0) out << ", events " << row.timing->event_median_ns / 1e3 << " us";
+      if (row.timing->between_calls_ns) out << ", other threads between calls " << *row.timing->between_calls_ns / 1e3 << " us in all";
+      out << ", flush " << row.timing->flush_ns / 1e3 << " us, samples";
+      for (double sample : row.timing->samples_ns) out << " " << sample / 1e3;
     }
     out << "\n";
   }
