@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""KernelArc against the benchmark's own harness (issue 23), on a machine with an NVIDIA GPU:
+
+  bench/harness_agreement.py OUT_DIR --sol-execbench DIR [--kernelarc bundle/kernelarc] [--budget 16] [--tasks T ...]
+
+DIR holds a snapshot of NVIDIA/SOL-ExecBench (its src/ and examples/; never committed here). Two tables:
+- each built-in task with a CUDA template: a short `kernelarc run`, its best kernel exported as solution.json, then
+  judged by the benchmark's harness and by `kernelarc eval` (same solution.json): verdicts per workload and the
+  harness's latency against KernelArc's median (within 5% is agreement);
+- each example problem of the benchmark with its solution: judged by both, verdicts per workload.
+Writes OUT_DIR/agreement.md (and a trace, a verdict and a log per case); prints the last lines of each table.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run(command, log, timeout=1800, env=None):
+    with open(log, "w") as out:
+        out.write("$ " + " ".join(map(str, command)) + "\n")
+        out.flush()
+        try:
+            return subprocess.run(list(map(str, command)), stdout=out, stderr=subprocess.STDOUT, timeout=timeout, env=env).returncode
+        except subprocess.TimeoutExpired:
+            out.write(f"\n(timed out after {timeout} s)\n")
+            return 124
+
+
+def harness(problem, solution, trace, log, sol_src):
+    """The benchmark's CLI on one problem folder; {uuid: (status, latency_ms)} from its trace."""
+    env = dict(os.environ, PYTHONPATH=f"{sol_src}:{os.environ.get('PYTHONPATH', '')}")
+    run([sys.executable, "-c", "from sol_execbench.cli import cli; cli()", problem, "--solution", solution, "-o", trace], log, env=env)
+    found = {}
+    if trace.exists():
+        for line in trace.read_text().splitlines():
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            evaluation = record.get("evaluation") or {}
+            performance = evaluation.get("performance") or {}
+            found[record["workload"]["uuid"]] = (evaluation.get("status", "-"), performance.get("latency_ms"))
+    return found
+
+
+def kernelarc_eval(kernelarc, task, solution, verdict, log, extra=()):
+    """`kernelarc eval` with the full GPU protocol; {uuid: (status, median_ms, reason)}."""
+    with open(verdict, "w") as out, open(log, "w") as err:
+        subprocess.run([kernelarc, "eval", task, solution, "--device", "cuda:0", "--json", *extra], stdout=out, stderr=err, timeout=3600)
+    try:
+        rows = json.loads(verdict.read_text())["workloads"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {row["uuid"]: (row["status"], (row.get("timing") or {}).get("median_ns", 0) / 1e6 or None, row.get("reason", "")) for row in rows}
+
+
+def problem_folder(task_dir, into):
+    """The task as the benchmark reads it: definition.json without KernelArc's section, and the workloads."""
+    into.mkdir(parents=True, exist_ok=True)
+    definition = json.loads((task_dir / "definition.json").read_text())
+    definition.pop("kernelarc", None)
+    (into / "definition.json").write_text(json.dumps(definition, indent=1) + "\n")
+    (into / "workload.jsonl").write_text((task_dir / "workload.jsonl").read_text())
+    return into
+
+
+def table_rows(name, ours, theirs, compare_time):
+    rows, agreed = [], 0
+    for uuid in sorted(set(ours) | set(theirs)):
+        a, b = ours.get(uuid, ("-", None, "")), theirs.get(uuid, ("-", None))
+        same = a[0] == b[0]
+        difference = abs(a[1] - b[1]) / b[1] if compare_time and a[1] and b[1] else None
+        ok = same and (difference is None or difference <= 0.05)
+        agreed += ok
+        time = (f"{a[1] * 1e3:.2f} us | {b[1] * 1e3:.2f} us | {100 * difference:.1f}%" if difference is not None else "- | - | -") if compare_time else ""
+        reason = a[2].replace("|", "/")[:80] if a[0] != "PASSED" else ""
+        rows.append(f"| {name} | {uuid} | {a[0]} | {b[0]} | {time + ' | ' if compare_time else ''}{'yes' if ok else '**no**'} | {reason} |")
+    return rows, agreed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=pathlib.Path)
+    parser.add_argument("--sol-execbench", type=pathlib.Path, required=True)
+    parser.add_argument("--kernelarc", default=str(REPO / "bundle" / "kernelarc"))
+    parser.add_argument("--budget", type=int, default=16)
+    parser.add_argument("--tasks", nargs="*")
+    args = parser.parse_args()
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    sol_src = (args.sol_execbench / "src").resolve()
+    tasks = args.tasks or sorted(p.name for p in (REPO / "tasks").iterdir()
+                                 if any(t.get("device") == "cuda" for t in json.loads((p / "definition.json").read_text()).get("kernelarc", {}).get("templates", [])))
+    lines = ["# KernelArc and the benchmark's harness", "",
+             "## Built-in tasks: the best kernel of a short run, exported, judged by both", "",
+             "| task | workload | KernelArc | harness | KernelArc median | harness latency | difference | agree | KernelArc's reason |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    total = agreed = 0
+    for task in tasks:
+        case = out / task
+        case.mkdir(exist_ok=True)
+        store = case / "runs.db"
+        run([args.kernelarc, "run", task, "--device", "cuda:0", "--budget", args.budget, "--time-limit", "3m", "--json", "--quiet",
+             "--store", store], case / "run.log")
+        solution = case / "solution.json"
+        if run([args.kernelarc, "export", "--run", 1, "--format", "solution-json", "--store", store, "-o", solution], case / "export.log") != 0:
+            lines.append(f"| {task} | - | no run or export (see {task}/run.log, export.log) | | | | | **no** | |")
+            total += 1
+            continue
+        ours = kernelarc_eval(args.kernelarc, task, solution, case / "kernelarc.json", case / "kernelarc.log")
+        theirs = harness(problem_folder(REPO / "tasks" / task, case / "problem"), solution, case / "trace.jsonl", case / "harness.log", sol_src)
+        rows, ok = table_rows(task, ours, theirs, True)
+        lines += rows
+        total += len(rows)
+        agreed += ok
+    lines += ["", f"{agreed} of {total} workloads agree (same verdict; the harness's latency within 5% of KernelArc's median).", "",
+              "## The benchmark's examples, judged by both (KernelArc through the PyTorch reference)", "",
+              "| example | workload | KernelArc | harness | agree | KernelArc's reason |", "|---|---|---|---|---|---|"]
+    example_total = example_agreed = 0
+    for solution in sorted((args.sol_execbench / "examples").glob("*/*/solution*.json")):
+        problem = solution.parent
+        name = f"{problem.parent.name}/{problem.name}"
+        case = out / "examples" / name.replace("/", "-")
+        case.mkdir(parents=True, exist_ok=True)
+        ours = kernelarc_eval(args.kernelarc, problem, solution, case / "kernelarc.json", case / "kernelarc.log", ("--reference", "python"))
+        theirs = harness(problem, solution, case / "trace.jsonl", case / "harness.log", sol_src)
+        rows, ok = table_rows(name, {k: (v[0], None, v[2]) for k, v in ours.items()}, theirs, False)
+        lines += rows
+        example_total += len(rows)
+        example_agreed += ok
+    lines += ["", f"{example_agreed} of {example_total} example workloads agree (same verdict)."]
+    (out / "agreement.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(line for line in lines if "agree (" in line))
+
+
+if __name__ == "__main__":
+    main()
