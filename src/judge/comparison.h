@@ -44,7 +44,9 @@ std::optional<std::string> reference_output_problem(const std::string& name, tas
 
 // An element (a value, for the 4-bit types) that held the first poison's pattern after a call on buffers filled with
 // `first_poison` and the second's after a call on the same inputs with `second_poison` was never written, whatever
-// the patterns decode to. Returns how many, and the first, if any.
+// the patterns decode to. Returns how many, and the first, if any. Only values whose two patterns differ can be told
+// from a written value: none when the poisons are equal, and for 4-bit types only the nibbles where they differ
+// (0xFF then 0xFE: the low nibbles; a high nibble 0xF is -6 both times).
 std::optional<std::string> unwritten_in_both(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
                                              const std::byte* first, std::byte first_poison, const std::byte* second,
                                              std::byte second_poison);

@@ -443,31 +443,39 @@ TEST(ComparisonTest, UnwrittenInBothFp8AndBf16) {
 }
 
 TEST(ComparisonTest, UnwrittenInBothFp4CountsNibbles) {
-  const std::byte p{0xFF}, q{0xFE};  // nibbles: F, F then E (low), F (high)
-  // float4_e2m1, 5 values (odd): value 3 is the high nibble of byte 1.
-  const std::vector<std::byte> first = {std::byte{0x22}, std::byte{0xF2}, std::byte{0x02}};
-  const std::vector<std::byte> second = {std::byte{0x22}, std::byte{0xF2}, std::byte{0x02}};
+  const std::byte p{0xFF}, q{0xFE};  // low nibbles F then E; high nibbles F both times (-6, a legal value)
+  // float4_e2m1, 5 values (odd): value 2 is the low nibble of byte 1.
+  const std::vector<std::byte> first = {std::byte{0x22}, std::byte{0x2F}, std::byte{0x02}};
+  const std::vector<std::byte> second = {std::byte{0x22}, std::byte{0x2E}, std::byte{0x02}};
   const auto found = unwritten_in_both("f", DType::float4_e2m1, {5}, first.data(), p, second.data(), q);
   ASSERT_TRUE(found.has_value());
   EXPECT_THAT(*found, HasSubstr("1 of 5 values left unwritten"));
-  EXPECT_THAT(*found, HasSubstr("first at [3]"));
-  // A low nibble must hold F then E.
-  const std::vector<std::byte> low_first = {std::byte{0x2F}, std::byte{0x22}, std::byte{0x02}};
-  const std::vector<std::byte> low_second = {std::byte{0x2E}, std::byte{0x22}, std::byte{0x02}};
-  const auto low = unwritten_in_both("f", DType::float4_e2m1, {5}, low_first.data(), p, low_second.data(), q);
-  ASSERT_TRUE(low.has_value());
-  EXPECT_THAT(*low, HasSubstr("first at [0]"));
-  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {5}, low_first.data(), p, low_first.data(), q), std::nullopt);
+  EXPECT_THAT(*found, HasSubstr("first at [2]"));
+  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {5}, first.data(), p, first.data(), q), std::nullopt);
+  // -6 (nibble F) written in a high nibble in both runs matches both patterns there: not reported.
+  const std::vector<std::byte> minus_six = {std::byte{0xF2}, std::byte{0xF2}, std::byte{0x02}};
+  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {5}, minus_six.data(), p, minus_six.data(), q), std::nullopt);
   // The nibble past the last value of an odd count is not a value.
-  const std::vector<std::byte> tail_first = {std::byte{0x22}, std::byte{0x22}, std::byte{0xF2}};
-  const std::vector<std::byte> tail_second = {std::byte{0x22}, std::byte{0x22}, std::byte{0xF2}};
-  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {5}, tail_first.data(), p, tail_second.data(), q), std::nullopt);
+  const std::vector<std::byte> tail_first = {std::byte{0x22}, std::byte{0x22}, std::byte{0x22}, std::byte{0x0F}};
+  const std::vector<std::byte> tail_second = {std::byte{0x22}, std::byte{0x22}, std::byte{0x22}, std::byte{0x0E}};
+  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {6}, tail_first.data(), p, tail_second.data(), q), std::nullopt);
+  EXPECT_TRUE(unwritten_in_both("f", DType::float4_e2m1, {7}, tail_first.data(), p, tail_second.data(), q).has_value());
 
-  // float4_e2m1fn_x2 [2]: element 1's high value.
+  // float4_e2m1fn_x2 [2]: element 1's low value.
   const auto x2 = unwritten_in_both("f", DType::float4_e2m1fn_x2, {2}, first.data(), p, second.data(), q);
   ASSERT_TRUE(x2.has_value());
   EXPECT_THAT(*x2, HasSubstr("1 of 4 values left unwritten"));
-  EXPECT_THAT(*x2, HasSubstr("first at [1] value 1"));
+  EXPECT_THAT(*x2, HasSubstr("first at [1] value 0"));
+  // Poisons whose high nibbles differ check those too.
+  const std::vector<std::byte> high_first = {std::byte{0x22}, std::byte{0xF2}}, high_second = {std::byte{0x22}, std::byte{0xE2}};
+  const auto high = unwritten_in_both("f", DType::float4_e2m1fn_x2, {2}, high_first.data(), std::byte{0xFF}, high_second.data(), std::byte{0xEE});
+  ASSERT_TRUE(high.has_value());
+  EXPECT_THAT(*high, HasSubstr("first at [1] value 1"));
+}
+
+TEST(ComparisonTest, UnwrittenInBothNeedsTwoDifferentPoisons) {
+  const auto values = i32({-1, -1});
+  EXPECT_EQ(unwritten_in_both("y", DType::int32, {2}, values.data(), std::byte{0xFF}, values.data(), std::byte{0xFF}), std::nullopt);
 }
 
 TEST(ComparisonTest, UnwrittenInBothCountsAcrossChunksOfALargeOutput) {
