@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "common/parallel.h"
@@ -61,14 +63,24 @@ bool all_within_tolerance(const std::vector<float>& got, const std::vector<float
 
 }  // namespace
 
+bool poison_is_finite(task::DType dtype, std::byte poison) {
+  // Two elements cover both nibbles of a 4-bit type's byte; float64 is read as a double (0xFE... is -2^1008).
+  const std::vector<std::byte> filled(std::max<std::size_t>(task::dtype_bits(dtype) / 8, 1) * 2, poison);
+  if (dtype == task::DType::float64) return std::isfinite(task::load_element(dtype, filled.data(), 0));
+  const auto values = task::to_float32(dtype, filled.data(), 2);
+  return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+}
+
 Comparison compare_output(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
                           const std::byte* actual, const std::byte* expected, const task::Tolerance& tolerance,
                           std::optional<std::byte> poison) {
   const std::int64_t count = task::element_count(shape);
   const int per_element = task::values_per_element(dtype);
   const std::size_t element_bytes = std::max<std::size_t>(task::dtype_bits(dtype) / 8, 1);
+  // A finite pattern is a value a kernel may write (-448 in e4m3fn, -1 in the integers): compared, never "unwritten".
+  const bool poison_detectable = poison && !poison_is_finite(dtype, *poison);
   const auto is_poison = [&](std::int64_t value_index) {
-    if (!poison || task::dtype_bits(dtype) < 8) return false;
+    if (!poison_detectable) return false;
     const std::byte* element = actual + (value_index / per_element) * element_bytes;
     for (std::size_t b = 0; b < element_bytes; ++b)
       if (element[b] != *poison) return false;
@@ -188,6 +200,80 @@ std::optional<std::string> reference_output_problem(const std::string& name, tas
   for (const auto& [at, nan] : first_bad)
     if (at >= 0) return fmt::format("reference output '{}' has {} at {}", name, nan ? "NaN" : "Inf", format_index(at, shape, per_element));
   return std::nullopt;
+}
+
+namespace {
+
+// How many whole elements of `Word` in [begin, end) hold `first_pattern` in `first` and `second_pattern` in `second`;
+// the first such index goes to `first_found`.
+template <typename Word>
+std::int64_t count_in_both(const std::byte* first, Word first_pattern, const std::byte* second, Word second_pattern,
+                           std::int64_t begin, std::int64_t end, std::int64_t& first_found) {
+  std::int64_t found = 0;
+  for (std::int64_t i = begin; i < end; ++i) {
+    Word a, b;
+    std::memcpy(&a, first + i * static_cast<std::int64_t>(sizeof(Word)), sizeof(Word));
+    std::memcpy(&b, second + i * static_cast<std::int64_t>(sizeof(Word)), sizeof(Word));
+    if (a == first_pattern && b == second_pattern) {
+      if (found++ == 0) first_found = i;
+    }
+  }
+  return found;
+}
+
+template <typename Word>
+Word filled_with(std::byte poison) {
+  Word word;
+  std::memset(&word, static_cast<int>(poison), sizeof(Word));
+  return word;
+}
+
+}  // namespace
+
+std::optional<std::string> unwritten_in_both(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
+                                             const std::byte* first, std::byte first_poison, const std::byte* second,
+                                             std::byte second_poison) {
+  const std::int64_t count = task::element_count(shape);
+  const int per_element = task::values_per_element(dtype);
+  const int bits = task::dtype_bits(dtype);
+  const bool nibbles = bits == 4 || per_element == 2;  // float4_e2m1 (a nibble an element) or _x2 (two a byte)
+  const std::int64_t values = count * per_element;
+  if (first_poison == second_poison) return std::nullopt;  // a value written alike in both runs would look unwritten
+  struct Found {
+    std::int64_t count = 0, first = -1;
+  };
+  // Chunks count values; kChunkElements is even, so a chunk of nibbles starts on a byte.
+  std::vector<Found> chunks(static_cast<std::size_t>((values + kChunkElements - 1) / kChunkElements));
+  common::for_each_chunk(values, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
+    Found& found = chunks[static_cast<std::size_t>(index)];
+    if (nibbles) {
+      const auto a = reinterpret_cast<const std::uint8_t*>(first), b = reinterpret_cast<const std::uint8_t*>(second);
+      const auto p = static_cast<std::uint8_t>(first_poison), q = static_cast<std::uint8_t>(second_poison);
+      for (std::int64_t v = begin; v < end; ++v) {
+        const int shift = (v % 2) * 4;  // low nibble first
+        if (((p ^ q) >> shift & 0xF) == 0) continue;  // the same nibble in both patterns: a written value looks alike
+        if (((a[v / 2] ^ p) >> shift & 0xF) == 0 && ((b[v / 2] ^ q) >> shift & 0xF) == 0)
+          if (found.count++ == 0) found.first = v;
+      }
+      return;
+    }
+    switch (bits) {
+      case 8: found.count = count_in_both(first, filled_with<std::uint8_t>(first_poison), second, filled_with<std::uint8_t>(second_poison), begin, end, found.first); break;
+      case 16: found.count = count_in_both(first, filled_with<std::uint16_t>(first_poison), second, filled_with<std::uint16_t>(second_poison), begin, end, found.first); break;
+      case 32: found.count = count_in_both(first, filled_with<std::uint32_t>(first_poison), second, filled_with<std::uint32_t>(second_poison), begin, end, found.first); break;
+      case 64: found.count = count_in_both(first, filled_with<std::uint64_t>(first_poison), second, filled_with<std::uint64_t>(second_poison), begin, end, found.first); break;
+      default: throw std::invalid_argument(fmt::format("unwritten_in_both: {} bits an element", bits));
+    }
+  });
+  std::int64_t total = 0, first_at = -1;
+  for (const auto& found : chunks) {
+    total += found.count;
+    if (first_at < 0) first_at = found.first;
+  }
+  if (total == 0) return std::nullopt;
+  return fmt::format("output '{}': {} of {} values left unwritten (the poison pattern in both runs, 0x{:02X} then 0x{:02X}), first at {}",
+                     name, total, values, static_cast<unsigned>(first_poison), static_cast<unsigned>(second_poison),
+                     format_index(first_at, shape, per_element));
 }
 
 std::optional<std::string> nondeterminism(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,

@@ -23,10 +23,16 @@ struct Comparison {
   bool unwritten = false;            // every bad value still held the poison pattern
 };
 
+// Whether an element whose every byte (every nibble, for the 4-bit types) is `poison` decodes to finite values in
+// `dtype`. Only a non-finite pattern can be told from a written value: 0xFE is -448 in float8_e4m3fn, and every pattern
+// is a legal integer.
+bool poison_is_finite(task::DType dtype, std::byte poison);
+
 // An element passes when |x - y| <= atol + rtol * |y|; the output passes when the matched ratio is
 // at least the required one and the largest error is under the cap. Any NaN or Inf fails (except
 // -inf where the reference also has -inf and the tolerance allows it). All zeros against a non-zero
-// reference fails. `poison` is the byte the buffer was filled with before the call, to say "unwritten".
+// reference fails. `poison` is the byte the buffer was filled with before the call: an element still holding it
+// counts as "unwritten" only where that pattern is non-finite in `dtype`; elsewhere it is compared like any value.
 Comparison compare_output(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
                           const std::byte* actual, const std::byte* expected, const task::Tolerance& tolerance,
                           std::optional<std::byte> poison = std::nullopt);
@@ -35,6 +41,15 @@ Comparison compare_output(const std::string& name, task::DType dtype, const std:
 std::optional<std::string> reference_output_problem(const std::string& name, task::DType dtype,
                                                     const std::vector<std::int64_t>& shape, const std::byte* values,
                                                     const task::Tolerance& tolerance);
+
+// An element (a value, for the 4-bit types) that held the first poison's pattern after a call on buffers filled with
+// `first_poison` and the second's after a call on the same inputs with `second_poison` was never written, whatever
+// the patterns decode to. Returns how many, and the first, if any. Only values whose two patterns differ can be told
+// from a written value: none when the poisons are equal, and for 4-bit types only the nibbles where they differ
+// (0xFF then 0xFE: the low nibbles; a high nibble 0xF is -6 both times).
+std::optional<std::string> unwritten_in_both(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
+                                             const std::byte* first, std::byte first_poison, const std::byte* second,
+                                             std::byte second_poison);
 
 // Two runs on the same inputs must agree far inside the tolerance; returns why not, if they differ.
 std::optional<std::string> nondeterminism(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,

@@ -274,20 +274,222 @@ TEST(ComparisonTest, UnwrittenDetectedWithPoisonByte) {
   EXPECT_THAT(result.reason, Not(HasSubstr("unwritten")));
 }
 
-TEST(ComparisonTest, UnwrittenWithFinitePoisonInBf16) {
-  const std::byte poison{0x7F};  // 0x7F7F: a huge finite bf16
+TEST(ComparisonTest, FinitePoisonInBf16IsComparedAsAValue) {
+  const std::byte poison{0x7F};  // 0x7F7F: a huge finite bf16, which a kernel may write
   const auto want = bf16({1, 2, 3, 4});
   std::vector<std::byte> got = bf16({1, 2, 3, 4});
   got[6] = got[7] = poison;
   const auto result = compare_output("o", DType::bfloat16, {4}, got.data(), want.data(), tolerance(0.01, 0.01), poison);
   EXPECT_FALSE(result.passed);
-  EXPECT_TRUE(result.unwritten);
-  EXPECT_THAT(result.reason, HasSubstr("1 of 4 values left unwritten"));
-  EXPECT_THAT(result.reason, HasSubstr("first at [3]"));
-  // A correct value that does not consist of the poison byte is not "unwritten".
+  EXPECT_FALSE(result.unwritten);
+  EXPECT_EQ(result.mismatched, 1);
+  EXPECT_THAT(result.reason, HasSubstr("1 of 4 values (25.00%) outside atol"));
+  EXPECT_THAT(result.reason, Not(HasSubstr("unwritten")));
   const auto good = compare_output("o", DType::bfloat16, {4}, want.data(), want.data(), tolerance(0.01, 0.01), poison);
   EXPECT_TRUE(good.passed);
   EXPECT_FALSE(good.unwritten);
+}
+
+// ---- poison patterns that are legal values ----
+
+TEST(ComparisonTest, PoisonIsFiniteForEveryDType) {
+  struct Expected {
+    DType dtype;
+    bool ff, fe;
+  };
+  // 0xFF is NaN in every float format; 0xFE is NaN in fp16 and e5m2 only; every pattern is a value of the
+  // integers, bool and fp4 (which has no NaN).
+  const std::vector<Expected> table = {
+      {DType::float64, false, true},       {DType::float32, false, true},     {DType::float16, false, false},
+      {DType::bfloat16, false, true},      {DType::float8_e4m3fn, false, true}, {DType::float8_e5m2, false, false},
+      {DType::float4_e2m1, true, true},    {DType::float4_e2m1fn_x2, true, true}, {DType::int64, true, true},
+      {DType::int32, true, true},          {DType::int16, true, true},        {DType::int8, true, true},
+      {DType::uint8, true, true},          {DType::boolean, true, true},
+  };
+  ASSERT_EQ(table.size(), task::all_dtypes().size());
+  for (const auto& [dtype, ff, fe] : table) {
+    EXPECT_EQ(poison_is_finite(dtype, std::byte{0xFF}), ff) << task::dtype_name(dtype);
+    EXPECT_EQ(poison_is_finite(dtype, std::byte{0xFE}), fe) << task::dtype_name(dtype);
+    EXPECT_TRUE(poison_is_finite(dtype, std::byte{0x00})) << task::dtype_name(dtype);
+  }
+  EXPECT_FALSE(poison_is_finite(DType::float8_e4m3fn, std::byte{0x7F}));
+  EXPECT_TRUE(poison_is_finite(DType::float8_e5m2, std::byte{0x7B}));
+  EXPECT_FALSE(poison_is_finite(DType::float8_e5m2, std::byte{0x7C}));  // +inf
+}
+
+// 100 fp8 e4m3 values; the largest of the row rounds one step away from the reference's, to -448 = 0xFE.
+struct Fp8RowWithOneStep {
+  std::vector<std::byte> got, want;
+  Fp8RowWithOneStep() {
+    for (int i = 0; i < 100; ++i) want.push_back(std::byte{task::float_to_fp8_e4m3fn(static_cast<float>(i % 7) - 3.0f)});
+    want[40] = std::byte{task::float_to_fp8_e4m3fn(-416.0f)};
+    got = want;
+    got[40] = std::byte{0xFE};
+  }
+};
+
+TEST(ComparisonTest, Fp8MinusFourFortyEightIsNotUnwritten) {
+  EXPECT_EQ(task::fp8_e4m3fn_to_float(0xFE), -448.0f);
+  const Fp8RowWithOneStep row;
+  const auto passes = compare_output("y", DType::float8_e4m3fn, {4, 25}, row.got.data(), row.want.data(),
+                                     tolerance(1e-2, 1e-2, 0.99), std::byte{0xFE});
+  EXPECT_TRUE(passes.passed) << passes.reason;
+  EXPECT_EQ(passes.mismatched, 1);
+  EXPECT_FALSE(passes.unwritten);
+
+  const auto fails = compare_output("y", DType::float8_e4m3fn, {4, 25}, row.got.data(), row.want.data(),
+                                    tolerance(1e-2, 1e-2, 1.0), std::byte{0xFE});
+  EXPECT_FALSE(fails.passed);
+  EXPECT_FALSE(fails.unwritten);
+  EXPECT_THAT(fails.reason, Not(HasSubstr("unwritten")));
+  EXPECT_THAT(fails.reason, HasSubstr("1 of 100 values (1.00%) outside atol"));
+  EXPECT_THAT(fails.reason, HasSubstr("[1, 15]: got -448, expected -416"));
+}
+
+TEST(ComparisonTest, Fp8NaNPoisonIsStillUnwritten) {
+  Fp8RowWithOneStep row;
+  row.got[40] = std::byte{0xFF};  // NaN in e4m3fn
+  const auto result = compare_output("y", DType::float8_e4m3fn, {4, 25}, row.got.data(), row.want.data(),
+                                     tolerance(1e-2, 1e-2, 0.99), std::byte{0xFF});
+  EXPECT_FALSE(result.passed);
+  EXPECT_TRUE(result.unwritten);
+  EXPECT_THAT(result.reason, HasSubstr("1 of 100 values left unwritten"));
+  EXPECT_THAT(result.reason, HasSubstr("first at [1, 15]"));
+}
+
+TEST(ComparisonTest, Fp32UnwrittenWithFirstPoisonAndComparedWithSecond) {
+  const auto want = f32({1, 2, 3, 4});
+  std::vector<std::byte> got = want;
+  std::memset(got.data() + 8, 0xFF, 4);
+  const auto nan = compare_output("y", DType::float32, {4}, got.data(), want.data(), tolerance(0.01, 0.01), std::byte{0xFF});
+  EXPECT_FALSE(nan.passed);
+  EXPECT_TRUE(nan.unwritten);
+  EXPECT_THAT(nan.reason, HasSubstr("output 'y': 1 of 4 values left unwritten"));
+  // 0xFEFEFEFE is -1.69e38 in fp32: a (wrong) value, not a sign of an unwritten element.
+  std::memset(got.data() + 8, 0xFE, 4);
+  const auto finite = compare_output("y", DType::float32, {4}, got.data(), want.data(), tolerance(0.01, 0.01), std::byte{0xFE});
+  EXPECT_FALSE(finite.passed);
+  EXPECT_FALSE(finite.unwritten);
+  EXPECT_THAT(finite.reason, HasSubstr("1 of 4 values (25.00%) outside atol"));
+  EXPECT_THAT(finite.reason, Not(HasSubstr("unwritten")));
+}
+
+std::vector<std::byte> i32(const std::vector<std::int32_t>& values) {
+  std::vector<std::byte> bytes(values.size() * sizeof(std::int32_t));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+TEST(ComparisonTest, Int32PoisonPatternIsComparedNumerically) {
+  // -1 is 0xFFFFFFFF: a right answer here (a "not found" index, say).
+  const auto want = i32({3, -1, -1, 7});
+  const auto right = compare_output("idx", DType::int32, {4}, want.data(), want.data(), tolerance(0, 0), std::byte{0xFF});
+  EXPECT_TRUE(right.passed) << right.reason;
+  EXPECT_FALSE(right.unwritten);
+  // A -1 where the reference has 7 is a plain mismatch.
+  const auto got = i32({3, -1, -1, -1});
+  const auto wrong = compare_output("idx", DType::int32, {4}, got.data(), want.data(), tolerance(0, 0), std::byte{0xFF});
+  EXPECT_FALSE(wrong.passed);
+  EXPECT_FALSE(wrong.unwritten);
+  EXPECT_THAT(wrong.reason, HasSubstr("[3]: got -1, expected 7"));
+  EXPECT_THAT(wrong.reason, Not(HasSubstr("unwritten")));
+}
+
+// ---- an element holding the poison pattern after both runs ----
+
+TEST(ComparisonTest, UnwrittenInBothInt32) {
+  const std::byte p{0xFF}, q{0xFE};
+  const auto first = i32({5, 6, -1, 8, -1, 10});
+  auto second = i32({5, 6, 0, 8, -1, 10});
+  std::memset(second.data() + 2 * 4, 0xFE, 4);  // [0, 2] held 0xFF... then 0xFE...
+  const auto found = unwritten_in_both("y", DType::int32, {2, 3}, first.data(), p, second.data(), q);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(*found, "output 'y': 1 of 6 values left unwritten (the poison pattern in both runs, 0xFF then 0xFE), first at [0, 2]");
+  // [1, 1] is -1 in both runs: written, a legal value.
+  const auto written = i32({5, 6, -1, 8, -1, 10});
+  EXPECT_EQ(unwritten_in_both("y", DType::int32, {2, 3}, first.data(), p, written.data(), q), std::nullopt);
+  // Only the second run holds its pattern.
+  const auto other = i32({5, 6, 0, 8, -1, 10});
+  EXPECT_EQ(unwritten_in_both("y", DType::int32, {2, 3}, other.data(), p, second.data(), q), std::nullopt);
+  // Part of the element is not enough.
+  auto partial = second;
+  partial[2 * 4 + 3] = std::byte{0x00};
+  EXPECT_EQ(unwritten_in_both("y", DType::int32, {2, 3}, first.data(), p, partial.data(), q), std::nullopt);
+}
+
+TEST(ComparisonTest, UnwrittenInBothFp8AndBf16) {
+  const std::byte p{0xFF}, q{0xFE};
+  std::vector<std::byte> first(8, std::byte{0x38}), second(8, std::byte{0x38});
+  first[5] = first[6] = p;
+  second[5] = second[6] = q;
+  second[6] = std::byte{0x38};
+  const auto fp8 = unwritten_in_both("q", DType::float8_e4m3fn, {8}, first.data(), p, second.data(), q);
+  ASSERT_TRUE(fp8.has_value());
+  EXPECT_THAT(*fp8, HasSubstr("output 'q': 1 of 8 values left unwritten"));
+  EXPECT_THAT(*fp8, HasSubstr("first at [5]"));
+  // -448 in both runs is written by the kernel: not the second poison after the first.
+  std::vector<std::byte> both_fe(8, q);
+  EXPECT_EQ(unwritten_in_both("q", DType::float8_e4m3fn, {8}, both_fe.data(), p, both_fe.data(), q), std::nullopt);
+
+  // bf16 [2, 2]: 0xFFFF then 0xFEFE at [1, 0] and [1, 1].
+  std::vector<std::byte> a = bf16({1, 2, 3, 4}), b = a;
+  std::memset(a.data() + 4, 0xFF, 4);
+  std::memset(b.data() + 4, 0xFE, 4);
+  const auto halves = unwritten_in_both("h", DType::bfloat16, {2, 2}, a.data(), p, b.data(), q);
+  ASSERT_TRUE(halves.has_value());
+  EXPECT_THAT(*halves, HasSubstr("2 of 4 values left unwritten"));
+  EXPECT_THAT(*halves, HasSubstr("first at [1, 0]"));
+  EXPECT_EQ(unwritten_in_both("h", DType::bfloat16, {2, 2}, a.data(), p, a.data(), q), std::nullopt);
+}
+
+TEST(ComparisonTest, UnwrittenInBothFp4CountsNibbles) {
+  const std::byte p{0xFF}, q{0xFE};  // low nibbles F then E; high nibbles F both times (-6, a legal value)
+  // float4_e2m1, 5 values (odd): value 2 is the low nibble of byte 1.
+  const std::vector<std::byte> first = {std::byte{0x22}, std::byte{0x2F}, std::byte{0x02}};
+  const std::vector<std::byte> second = {std::byte{0x22}, std::byte{0x2E}, std::byte{0x02}};
+  const auto found = unwritten_in_both("f", DType::float4_e2m1, {5}, first.data(), p, second.data(), q);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_THAT(*found, HasSubstr("1 of 5 values left unwritten"));
+  EXPECT_THAT(*found, HasSubstr("first at [2]"));
+  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {5}, first.data(), p, first.data(), q), std::nullopt);
+  // -6 (nibble F) written in a high nibble in both runs matches both patterns there: not reported.
+  const std::vector<std::byte> minus_six = {std::byte{0xF2}, std::byte{0xF2}, std::byte{0x02}};
+  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {5}, minus_six.data(), p, minus_six.data(), q), std::nullopt);
+  // The nibble past the last value of an odd count is not a value.
+  const std::vector<std::byte> tail_first = {std::byte{0x22}, std::byte{0x22}, std::byte{0x22}, std::byte{0x0F}};
+  const std::vector<std::byte> tail_second = {std::byte{0x22}, std::byte{0x22}, std::byte{0x22}, std::byte{0x0E}};
+  EXPECT_EQ(unwritten_in_both("f", DType::float4_e2m1, {6}, tail_first.data(), p, tail_second.data(), q), std::nullopt);
+  EXPECT_TRUE(unwritten_in_both("f", DType::float4_e2m1, {7}, tail_first.data(), p, tail_second.data(), q).has_value());
+
+  // float4_e2m1fn_x2 [2]: element 1's low value.
+  const auto x2 = unwritten_in_both("f", DType::float4_e2m1fn_x2, {2}, first.data(), p, second.data(), q);
+  ASSERT_TRUE(x2.has_value());
+  EXPECT_THAT(*x2, HasSubstr("1 of 4 values left unwritten"));
+  EXPECT_THAT(*x2, HasSubstr("first at [1] value 0"));
+  // Poisons whose high nibbles differ check those too.
+  const std::vector<std::byte> high_first = {std::byte{0x22}, std::byte{0xF2}}, high_second = {std::byte{0x22}, std::byte{0xE2}};
+  const auto high = unwritten_in_both("f", DType::float4_e2m1fn_x2, {2}, high_first.data(), std::byte{0xFF}, high_second.data(), std::byte{0xEE});
+  ASSERT_TRUE(high.has_value());
+  EXPECT_THAT(*high, HasSubstr("first at [1] value 1"));
+}
+
+TEST(ComparisonTest, UnwrittenInBothNeedsTwoDifferentPoisons) {
+  const auto values = i32({-1, -1});
+  EXPECT_EQ(unwritten_in_both("y", DType::int32, {2}, values.data(), std::byte{0xFF}, values.data(), std::byte{0xFF}), std::nullopt);
+}
+
+TEST(ComparisonTest, UnwrittenInBothCountsAcrossChunksOfALargeOutput) {
+  std::vector<std::int32_t> values(300000, 4);
+  auto first = i32(values), second = first;
+  for (const std::size_t at : {299999u, 250001u, 70000u}) {
+    std::memset(first.data() + at * 4, 0xFF, 4);
+    std::memset(second.data() + at * 4, 0xFE, 4);
+  }
+  std::memset(second.data() + 70000 * 4, 0x00, 4);  // written in the second run
+  const auto found = unwritten_in_both("y", DType::int32, {3, 100000}, first.data(), std::byte{0xFF}, second.data(), std::byte{0xFE});
+  ASSERT_TRUE(found.has_value());
+  EXPECT_THAT(*found, HasSubstr("2 of 300000 values left unwritten"));
+  EXPECT_THAT(*found, HasSubstr("first at [2, 50001]"));
 }
 
 // ---- the reference's own output ----
