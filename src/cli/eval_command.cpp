@@ -40,6 +40,7 @@ struct EvalArguments {
   int timeout_ms = 10000;
   std::uint64_t seed = 0;
   bool no_held_out = false;
+  bool strict_tolerance = false;
   std::vector<std::string> workloads;  // empty: all
   bool correctness_only = false;
   std::string reference = "auto";
@@ -206,6 +207,7 @@ int run_eval(const EvalArguments& args) {
   options.call_timeout = std::chrono::milliseconds(args.timeout_ms);
   options.seed = args.seed;
   options.include_held_out = !args.no_held_out;
+  options.strict_tolerance = args.strict_tolerance;
   options.time_candidates = !args.correctness_only;
   options.reference = args.reference;
   options.torch_baseline = args.baseline_torch;
@@ -262,6 +264,8 @@ int run_eval(const EvalArguments& args) {
       std::cout << out.dump(2) << std::endl;
     } else {
       print_table(task, verdict, peaks);
+      for (const auto& row : verdict.workloads)
+        for (const auto& warning : row.warnings) fmt::print("warning: {}\n", warning);
       fmt::print("recorded as run {} in {}\n", run_id, store_path.string());
     }
     return verdict.passed() ? kExitOk : kExitFailed;
@@ -302,6 +306,9 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   command->add_option("--timeout-ms", args->timeout_ms, "Deadline of one call")->check(CLI::PositiveNumber)->envname("KERNELARC_TIMEOUT_MS")->capture_default_str();
   command->add_option("--seed", args->seed, "Input seed (default: a fresh secret one)")->envname("KERNELARC_SEED");
   command->add_flag("--no-held-out", args->no_held_out, "Skip the held-out workloads");
+  command->add_flag("--strict-tolerance", args->strict_tolerance,
+                    "A workload whose tolerance a degenerate answer passes (zeros, a constant, the reference's mean, the reference "
+                    "shifted by a row) is INVALID_REFERENCE instead of a warning");
   command->add_option("--workload", args->workloads, "Judge only this workload (by uuid; repeatable)");
   command->add_flag("--correctness-only", args->correctness_only, "Check without timing");
   command->add_option("--extensions", args->extensions, kExtensionsHelp)->check(CLI::ExistingFile);

@@ -26,6 +26,7 @@ json workload_json(const judge::WorkloadVerdict& row) {
   if (row.baseline_ns) out["baseline_ns"] = *row.baseline_ns;
   if (!row.baseline_source.empty()) out["baseline_source"] = row.baseline_source;
   if (row.score) out["score"] = *row.score;
+  if (!row.warnings.empty()) out["warnings"] = row.warnings;
   return out;
 }
 

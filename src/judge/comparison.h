@@ -46,7 +46,7 @@ std::optional<std::string> reference_output_problem(const std::string& name, tas
 // `first_poison` and the second's after a call on the same inputs with `second_poison` was never written, whatever
 // the patterns decode to. Returns how many, and the first, if any. Only values whose two patterns differ can be told
 // from a written value: none when the poisons are equal, and for 4-bit types only the nibbles where they differ
-// (0xFF then 0xFE: the low nibbles; a high nibble 0xF is -6 both times).
+// (0xFF then 0xFE: the low nibbles only, a high nibble 0xF being -6 both times; the judge pairs 0xFF with 0xEE).
 std::optional<std::string> unwritten_in_both(const std::string& name, task::DType dtype, const std::vector<std::int64_t>& shape,
                                              const std::byte* first, std::byte first_poison, const std::byte* second,
                                              std::byte second_poison);

@@ -31,6 +31,7 @@
 #include "judge/phase_clock.h"
 #include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
+#include "judge/tolerance_sanity.h"
 #include "judge/unseen_check.h"
 #include "judge/worker.h"
 #include "judge/worker_process.h"
@@ -44,8 +45,10 @@ namespace {
 
 constexpr std::size_t kAlignment = 256;
 constexpr std::size_t kGuardBytes = 256;
-constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in the integers
-constexpr std::byte kPoisonSecond{0xFE};  // a huge negative or NaN: no plausible output
+// Unwritten is what holds a non-finite poison after a call, or the first poison after one call and the second after the
+// next on the same inputs: no byte pattern is non-finite in every dtype (none is in the integers or fp4).
+constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in the integers, -6 -6 in fp4
+constexpr std::byte kPoisonSecond{0xEE};  // differs from 0xFF in both nibbles, so every fp4 value is told apart too
 constexpr int kOverheadProbes = 15;  // at most: never more than the timed calls, never fewer than 5
 constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
 constexpr int kTimingAttempts = 4;  // at most: measured again while load leaves the content check unclear or thin
@@ -852,6 +855,18 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                                                       fresh->reference[i].data(), workload->tolerance))
             return Failure{Status::invalid_reference, *problem};
         made = fresh;
+        if (!tolerance_warnings_.contains(workload->uuid)) {
+          const auto checking = phases.measure("checks");
+          auto& warnings = tolerance_warnings_[workload->uuid];
+          for (std::size_t i = 0; i < def.outputs.size(); ++i)
+            for (const auto& accepted : degenerate_answers_accepted(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
+                                                                    fresh->reference[i].data(), workload->tolerance)) {
+              warnings.push_back(tolerance_warning(workload->uuid, accepted));
+              say("  warning: " + warnings.back());
+            }
+        }
+        if (options_.strict_tolerance && !tolerance_warnings_[workload->uuid].empty())
+          return Failure{Status::invalid_reference, "strict tolerance: " + tolerance_warnings_[workload->uuid].front()};
         // T_b, once per workload, on the inputs the oracle has just been given: it times its own calls (eager, then
         // torch.compile where it exists), each after a flush of the judge's size; on the CPU the cost of calling an empty
         // Python function is taken off, as the judge takes its per-call cost off a candidate; on a GPU each call is its
@@ -944,6 +959,14 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           }
           if (auto failure = call(candidate_session, 0, false, nullptr, nullptr, nullptr, again)) return failure;
           if (auto failure = check_output_guards(buffer, layout)) return failure;
+          // Before the comparison: where a poison is a legal value, an unwritten element is told only by holding both.
+          for (std::size_t i = 0; i < def.outputs.size(); ++i)
+            if (auto unwritten = [&] {
+                  const auto checking = phases.measure("checks");
+                  return unwritten_in_both(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i], first[i].data(),
+                                           kPoisonFirst, buffer.data() + layout.output_base() + layout.output_offsets[i], kPoisonSecond);
+                }())
+              return Failure{Status::incorrect_numerical, *unwritten};
           if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonSecond)) return failure;
           for (std::size_t i = 0; i < def.outputs.size(); ++i)
             if (auto difference = [&] {
@@ -1226,6 +1249,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       }
     }();
 
+    if (const auto warnings = tolerance_warnings_.find(workload->uuid); warnings != tolerance_warnings_.end()) row.warnings = warnings->second;
     if (result) {
       row.status = result->status;
       row.reason = result->reason;

@@ -41,6 +41,9 @@ struct JudgeOptions {
   bool torch_baseline = false;
   std::chrono::milliseconds call_timeout{10000};
   std::uint64_t seed = 0;             // 0: a fresh secret seed per judge
+  // Each workload's tolerance is tried against degenerate answers (zeros, constants, means, the reference shifted by a
+  // row) on its first round: one that passes is a warning on the workload's verdict, or, when strict, INVALID_REFERENCE.
+  bool strict_tolerance = false;
   bool include_held_out = true;
   bool time_candidates = true;        // false: correctness only
   bool sandbox = true;                // full-source candidates (CPU and GPU) run behind judge/sandbox.h's walls
@@ -112,6 +115,7 @@ class Judge {
   std::size_t cached_round_bytes_ = 0;
   std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
   std::size_t cached_buffer_bytes_ = 0;
+  std::map<std::string, std::vector<std::string>> tolerance_warnings_;  // by workload uuid, once its first round is made
   std::map<std::string, double> overhead_floor_ns_;  // by workload uuid: the fastest empty call seen on the CPU
   int evaluations_ = 0;
   std::uint64_t buffer_generation_ = 0;     // one per workload judged: tells a worker's mapping current or stale

@@ -62,6 +62,7 @@ struct WorkloadVerdict {
   std::optional<double> baseline_ns;
   std::string baseline_source;  // how T_b was had: "torch eager" or "torch.compile" when measured, empty when given
   std::optional<double> score;
+  std::vector<std::string> warnings;  // about the task rather than the candidate: a tolerance a degenerate answer passes
 };
 
 struct CandidateVerdict {

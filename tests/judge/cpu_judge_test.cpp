@@ -363,6 +363,37 @@ TEST_F(CpuJudgeTest, WorkDoneOnAnotherThreadWhileTheJudgeFlushesIsTimed) {
         << twin.workloads.front().timing->median_ns / 1e3 << " us";
 }
 
+TEST_F(CpuJudgeTest, ATolerancePassedByADegenerateAnswerIsReportedAndRefusedWhenStrict) {
+  // softmax-32x4096's probabilities are all under 1e-2: with atol 1e-2 zeros, 1/4096 or the mean pass as well as any kernel.
+  task::Task loose = only(builtin("softmax"), {"softmax-32x4096"});
+  loose.workloads.front().tolerance.max_atol = 1e-2;
+  loose.workloads.front().tolerance.max_rtol = 1e-2;
+  const auto warned = run(loose, task_candidate("softmax"));
+  ASSERT_EQ(warned.workloads.size(), 1u) << describe(warned);
+  EXPECT_TRUE(warned.passed()) << describe(warned);
+  ASSERT_FALSE(warned.workloads.front().warnings.empty()) << "a tolerance that zeros pass was not reported";
+  EXPECT_THAT(warned.workloads.front().warnings.front(), HasSubstr("tolerance of workload softmax-32x4096 accepts a degenerate answer"));
+  auto strict = options();
+  strict.strict_tolerance = true;
+  const auto refused = run(loose, task_candidate("softmax"), strict);
+  ASSERT_EQ(refused.workloads.size(), 1u) << describe(refused);
+  EXPECT_EQ(status_name(refused.workloads.front().status), "INVALID_REFERENCE") << describe(refused);
+  EXPECT_THAT(refused.workloads.front().reason, HasSubstr("strict tolerance"));
+  // The task's own tolerance (atol 1e-5, rtol 1e-3) tells them apart.
+  const auto tight = run(only(builtin("softmax"), {"softmax-32x4096"}), task_candidate("softmax"), strict);
+  EXPECT_TRUE(tight.passed()) << describe(tight);
+  EXPECT_TRUE(tight.workloads.front().warnings.empty()) << tight.workloads.front().warnings.front();
+}
+
+TEST_F(CpuJudgeTest, AnFp8OutputHoldingAPoisonByteAsAValueIsJudgedByValue) {
+  // -448 is the byte 0xFE in e4m3fn: every row whose largest element is negative holds it, written on purpose.
+  const auto task = task::load_task(fs::path(KERNELARC_CANDIDATES).parent_path() / "tasks" / "fp8_row_quant");
+  const auto honest = run(task, canary("fp8_quant_by_reciprocal"));
+  EXPECT_TRUE(honest.passed()) << describe(honest);
+  const auto partial = run(task, canary("fp8_quant_leaves_a_column"));
+  expect_every_workload(task, partial, Status::incorrect_numerical, {"output 'q'", "left unwritten"});
+}
+
 TEST_F(CpuJudgeTest, ThreadStillBurningCpuAfterReturnIsRewardHack) {
   const task::Task task = only(builtin("softmax"), {"softmax-7x1000"});
   const auto verdict = run(task, canary("background_spin"));
