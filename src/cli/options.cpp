@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "judge/build_cache.h"
 #include "judge/cpu_calibration.h"
+#include "judge/input_range_check.h"
 #ifdef KERNELARC_HAVE_CUDA
 #include "judge/cuda/cuda_driver.h"
 #endif
@@ -24,13 +26,24 @@ fs::path builtin_tasks_directory() {
   return KERNELARC_TASKS_DIR;
 }
 
-task::Task load_task_argument(const std::string& argument, const std::string& extensions) {
-  const auto extensions_file = extensions.empty() ? std::nullopt : std::optional<fs::path>(extensions);
+namespace {
+
+task::Task load_task_directory(const std::string& argument, const std::optional<fs::path>& extensions_file) {
   if (fs::is_directory(argument)) return task::load_task(argument, extensions_file);
   const fs::path builtin = builtin_tasks_directory() / argument;
   if (argument.find('/') == std::string::npos && fs::is_directory(builtin)) return task::load_task(builtin, extensions_file);
   throw task::TaskError(argument, "", fmt::format("expected a task directory or the name of a built-in task (see `kernelarc tasks`; "
                                                   "built-in tasks are in {})", builtin_tasks_directory().string()));
+}
+
+}  // namespace
+
+task::Task load_task_argument(const std::string& argument, const std::string& extensions) {
+  const auto extensions_file = extensions.empty() ? std::nullopt : std::optional<fs::path>(extensions);
+  task::Task task = load_task_directory(argument, extensions_file);
+  // Said at load, before any candidate is judged on inputs its reference cannot take.
+  for (const auto& warning : judge::input_range_warnings(task)) fmt::print(stderr, "kernelarc: warning: {}\n", warning);
+  return task;
 }
 
 fs::path default_store_path() {

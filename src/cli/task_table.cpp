@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "judge/input_range_check.h"
 #include "task/task.h"
 
 namespace kernelarc::cli {
@@ -20,6 +21,8 @@ int print_task_table(const std::vector<std::filesystem::path>& directories, bool
   for (const auto& directory : directories) {
     try {
       const auto task = task::load_task(directory);
+      for (const auto& warning : judge::input_range_warnings(task))
+        fmt::print(stderr, "kernelarc {}: warning: {}: {}\n", command, task.definition.name, warning);
       const auto held = std::count_if(task.workloads.begin(), task.workloads.end(), [](const auto& w) { return w.held_out; });
       std::vector<std::string> natives, references, templates;
       for (const auto& [device, _] : task.definition.native_reference) natives.push_back(device);

@@ -28,8 +28,10 @@ KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   const int64_t tokens = inputs[1]->shape[0], q_heads = inputs[1]->shape[1], kv_heads = inputs[2]->shape[1];
   const int64_t dim = inputs[1]->shape[2], max_position = inputs[3]->shape[0];
   for (int64_t t = 0; t < tokens; ++t) {
-    if (positions[t] < 0 || positions[t] >= max_position) return 2;  // the reference's index would fail too
-    const float* row = cache + positions[t] * dim;
+    // A negative position counts from the end, as PyTorch indexes; beyond either end the reference's index fails too.
+    const int64_t position = positions[t] < 0 ? positions[t] + max_position : positions[t];
+    if (position < 0 || position >= max_position) return 2;
+    const float* row = cache + position * dim;
     rotate_token(q + t * q_heads * dim, q_out + t * q_heads * dim, q_heads, dim, row);
     rotate_token(k + t * kv_heads * dim, k_out + t * kv_heads * dim, kv_heads, dim, row);
   }

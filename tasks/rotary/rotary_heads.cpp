@@ -33,9 +33,10 @@ KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   auto* q_out = static_cast<uint16_t*>(outputs[0]->data);
   auto* k_out = static_cast<uint16_t*>(outputs[1]->data);
   const int64_t tokens = inputs[1]->shape[0], q_heads = inputs[1]->shape[1], kv_heads = inputs[2]->shape[1];
-  const int64_t dim = inputs[1]->shape[2];
+  const int64_t dim = inputs[1]->shape[2], max_position = inputs[3]->shape[0];
   for (int64_t t = 0; t < tokens; ++t) {
-    const float* row = cache + positions[t] * dim;
+    const int64_t position = positions[t] < 0 ? positions[t] + max_position : positions[t];  // from the end, as PyTorch
+    const float* row = cache + position * dim;
     rotate_heads(q + t * q_heads * dim, q_out + t * q_heads * dim, q_heads, dim, row);
     rotate_heads(k + t * kv_heads * dim, k_out + t * kv_heads * dim, kv_heads, dim, row);
   }

@@ -18,7 +18,8 @@
 //   STREAMING   evict-first loads and stores of q and k (each byte is touched once); positions and cos/sin are read
 //               through the caches, being shared by the heads (memory)
 // out1 = x1 * cos - x2 * sin, out2 = x2 * cos + x1 * sin in float32, x1 and x2 the two halves of a head, cos and sin the two
-// halves of cos_sin_cache[positions[t]]; rounded to bf16. positions must lie in [0, max_position), as for the reference.
+// halves of cos_sin_cache[positions[t]]; rounded to bf16. positions lie in [-max_position, max_position): a negative one
+// counts from the end, as PyTorch indexes (SOL-ExecBench draws int64 inputs in [-1024, 1024)).
 // Launch: grid [min(num_tokens, 132 * WAVES) or num_tokens], block [L, S] with L = min(ceil_div(head_dim / 2, VEC),
 // 1024 / ITEMS) lanes and S = HEADS head slots, or with HEADS 0 ceil_div(num_q_heads + num_kv_heads, ITEMS) where
 // num_tokens * L * (num_q_heads + num_kv_heads) < 270336, else min(that, max(1, 128 // L)); capped so that
@@ -131,7 +132,6 @@ extern "C" __global__ void __launch_bounds__(kMaxThreads)
 rotary_heads(const long long* __restrict__ positions, const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
              const float* __restrict__ cos_sin_cache, __nv_bfloat16* __restrict__ q_out, __nv_bfloat16* __restrict__ k_out,
              long long tokens, long long q_heads, long long kv_heads, long long head_dim, long long max_position) {
-  (void)max_position;
   // Offsets inside one token fit in 32 bits (a token's heads hold fewer than 2^31 elements); token offsets are 64-bit.
   const int dim = static_cast<int>(head_dim), half = dim / 2, q_count = static_cast<int>(q_heads);
   const int heads = static_cast<int>(q_heads + kv_heads);
@@ -146,7 +146,8 @@ rotary_heads(const long long* __restrict__ positions, const __nv_bfloat16* __res
 #endif
   // Every thread runs the same token loop (it depends on blockIdx only), so the barriers of CACHE_TRIG 2 are uniform.
   for (long long t = blockIdx.x; t < tokens; t += gridDim.x) {
-    const float* const cache_row = cos_sin_cache + __ldg(positions + t) * head_dim;
+    const long long position = __ldg(positions + t);
+    const float* const cache_row = cos_sin_cache + (position < 0 ? position + max_position : position) * head_dim;
 #if CACHE_TRIG == 2
     __syncthreads();  // the previous token's row is read by every thread
     for (int i = thread; i < dim; i += threads) staged[i] = __ldg(cache_row + i);
