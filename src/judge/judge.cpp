@@ -216,6 +216,7 @@ std::uint64_t fresh_seed() {
 struct Judge::Round {
   std::vector<std::byte> slot_image;                 // inputs with guard bytes in the gaps
   std::vector<std::vector<std::byte>> reference;     // reference outputs
+  std::string skipped;  // an extra round whose inputs the reference cannot take (it overflows, say): why it is not run
   std::size_t bytes() const {
     std::size_t total = slot_image.size();
     for (const auto& output : reference) total += output.size();
@@ -800,7 +801,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return Failure{Status::invalid_reference, fmt::format("custom inputs: {}{}", reply.description, session.tail())};
       };
       // A round: inputs generated from a seed, then the reference's outputs on its own copy of them.
-      const auto make_round = [&](std::uint64_t round_seed, std::shared_ptr<const Round>& made) -> std::optional<Failure> {
+      const auto make_round = [&](std::uint64_t round_seed, std::shared_ptr<const Round>& made,
+                                  InputRegime regime = InputRegime::benchmark) -> std::optional<Failure> {
         auto fresh = std::make_shared<Round>();
         std::vector<std::size_t> custom_inputs;  // made by the definition's custom_inputs_entrypoint, in the oracle
         json axes_and_scalars = json::object();  // what that function is given
@@ -823,7 +825,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
               continue;
             }
             generate_input_into(def.inputs[i], resolved.input_shapes[i], source, common::mix64(round_seed + i),
-                                fresh->slot_image.data() + layout.input_offsets[i]);
+                                fresh->slot_image.data() + layout.input_offsets[i], regime, def.op_type);
           }
         } catch (const std::exception& error) {
           return Failure{Status::invalid_reference, fmt::format("inputs cannot be generated: {}", error.what())};
@@ -852,9 +854,14 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         fresh->reference = outputs_of(*reference_buffer, reference_layout);
         for (std::size_t i = 0; i < def.outputs.size(); ++i)
           if (auto problem = reference_output_problem(def.outputs[i].name, def.outputs[i].dtype, resolved.output_shapes[i],
-                                                      fresh->reference[i].data(), workload->tolerance))
-            return Failure{Status::invalid_reference, *problem};
+                                                      fresh->reference[i].data(), workload->tolerance)) {
+            if (regime == InputRegime::benchmark) return Failure{Status::invalid_reference, *problem};
+            fresh->skipped = *problem;
+            made = fresh;
+            return std::nullopt;
+          }
         made = fresh;
+        if (regime != InputRegime::benchmark) return std::nullopt;  // the checks below are of the workload's own inputs
         if (!tolerance_warnings_.contains(workload->uuid)) {
           const auto checking = phases.measure("checks");
           auto& warnings = tolerance_warnings_[workload->uuid];
@@ -912,15 +919,20 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return std::nullopt;
       };
 
-      // Correctness: fresh inputs each round; the reference first on its own copy.
+      // Correctness: fresh inputs each round; the reference first on its own copy. The rounds make inputs as the benchmark
+      // does; then one extra round per stricter regime that changes an input of this workload (logits shifted far from
+      // zero, scaled, long-tailed, near the dtype's limits; KernelArc's realism profiles): never instead, always besides.
       const int variants_kept = std::min(options_.rounds, kVariantsKept);
       std::vector<std::shared_ptr<const Round>> variants;
       auto& cached = rounds_[workload->uuid];
-      for (int round = 0; round < options_.rounds; ++round) {
+      const std::vector<InputRegime> extra_regimes = stricter_regimes(def, *workload);
+      const int all_rounds = options_.rounds + static_cast<int>(extra_regimes.size());
+      for (int round = 0; round < all_rounds; ++round) {
+        const InputRegime regime = round < options_.rounds ? InputRegime::benchmark : extra_regimes[static_cast<std::size_t>(round - options_.rounds)];
         std::shared_ptr<const Round> known = round < static_cast<int>(cached.size()) ? cached[static_cast<std::size_t>(round)] : nullptr;
         if (known) ++verdict.reused_rounds;
         if (!known) {
-          if (auto failure = make_round(common::mix64(workload_seed + static_cast<std::uint64_t>(round)), known)) return failure;
+          if (auto failure = make_round(common::mix64(workload_seed + static_cast<std::uint64_t>(round)), known, regime)) return failure;
           // Kept in order from round 0 while the budget lasts: the same seed gives the next candidate the same round.
           if (round == static_cast<int>(cached.size()) && cached_round_bytes_ + known->bytes() <= options_.round_cache_bytes) {
             cached.push_back(known);
@@ -928,16 +940,27 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           }
         }
         const Round& variant = *known;
+        if (!variant.skipped.empty()) {
+          say(fmt::format("  the extra round of {} inputs is left out: the reference cannot take them ({})", regime_name(regime), variant.skipped));
+          continue;
+        }
         // The candidate.
-        write_slot(buffer, layout, 0, variant.slot_image);
-        // On a GPU the worker poisons the outputs on the device: writing and uploading them would cost more.
-        CallPlan correctness;
-        if (gpu) correctness.device_poison = kPoisonFirst;
-        else prepare_outputs(buffer, layout, kPoisonFirst);
-        if (auto failure = call(candidate_session, 0, false, nullptr, nullptr, nullptr, correctness)) return failure;
-        if (auto failure = check_output_guards(buffer, layout)) return failure;
-        if (auto failure = check_inputs(buffer, layout, 0, variant.slot_image)) return failure;
-        if (auto failure = compare_all(variant.reference, workload->tolerance, kPoisonFirst)) return failure;
+        if (auto failure = [&]() -> std::optional<Failure> {
+              write_slot(buffer, layout, 0, variant.slot_image);
+              // On a GPU the worker poisons the outputs on the device: writing and uploading them would cost more.
+              CallPlan correctness;
+              if (gpu) correctness.device_poison = kPoisonFirst;
+              else prepare_outputs(buffer, layout, kPoisonFirst);
+              if (auto failure = call(candidate_session, 0, false, nullptr, nullptr, nullptr, correctness)) return failure;
+              if (auto failure = check_output_guards(buffer, layout)) return failure;
+              if (auto failure = check_inputs(buffer, layout, 0, variant.slot_image)) return failure;
+              return compare_all(variant.reference, workload->tolerance, kPoisonFirst);
+            }()) {
+          if (regime != InputRegime::benchmark)
+            failure->reason = fmt::format("on the extra round of {} inputs (stricter than the benchmark's; the reference takes them): {}",
+                                          regime_name(regime), failure->reason);
+          return failure;
+        }
         // A look at the worker's threads costs 50 ms. On a GPU the worker reports kernels launched between calls on every
         // call, so the threads are looked at on the first workload only.
         // A kernel-only candidate has no threads to look at.
