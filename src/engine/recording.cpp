@@ -8,7 +8,7 @@ using nlohmann::json;
 
 json workload_json(const judge::WorkloadVerdict& row) {
   json out = {{"uuid", row.uuid}, {"held_out", row.held_out}, {"status", judge::status_name(row.status)},
-              {"reason", row.reason}, {"rounds_passed", row.rounds_passed}};
+              {"reason", row.reason}, {"rounds_passed", row.rounds_passed}, {"extra_rounds_passed", row.extra_rounds_passed}};
   if (row.roofline)
     out["roofline"] = {{"sol_ns", row.roofline->seconds * 1e9}, {"flops", row.roofline->flops}, {"bytes", row.roofline->bytes},
                        {"bound", row.roofline->bound}};

@@ -66,7 +66,8 @@ const char* profile_name(ValueProfile profile);
 bool regime_applies(const task::TensorSpec& spec, const std::vector<std::int64_t>& shape, InputRegime regime,
                     std::string_view op_type = {});
 
-// The regimes other than `benchmark` that change at least one random input of the definition (of this workload: inputs
+// The regimes other than `benchmark` and `extremes` (which fails honest fp32 arithmetic exactly where the PyTorch
+// reference's own fp32 arithmetic fails) that change at least one random input of the definition (of this workload: inputs
 // it gives as scalar, safetensors or custom are never changed), in enum order. A stricter regime can make a reference
 // overflow (extremes through a sum of squares, say): the judge skips such a round, it does not fail the candidate.
 std::vector<InputRegime> stricter_regimes(const task::Definition& definition);

@@ -1000,7 +1000,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                 }())
               return Failure{Status::reward_hack, "nondeterministic: " + *difference};
         }
-        ++row.rounds_passed;
+        ++(round < options_.rounds ? row.rounds_passed : row.extra_rounds_passed);
         if (static_cast<int>(variants.size()) < variants_kept) variants.push_back(known);
       }
       if (!options_.time_candidates) return std::nullopt;

@@ -56,7 +56,8 @@ struct WorkloadVerdict {
   bool held_out = false;
   Status status = Status::passed;
   std::string reason;
-  int rounds_passed = 0;
+  int rounds_passed = 0;        // of the rounds made as the benchmark makes inputs
+  int extra_rounds_passed = 0;  // of the extra rounds of stricter inputs
   std::optional<TimingStats> timing;
   std::optional<task::RooflineEstimate> roofline;
   std::optional<double> baseline_ns;

@@ -615,10 +615,10 @@ TEST(InputGeneratorTest, RegimesLeaveEveryOtherInputAsTheBenchmarkMakesIt) {
 TEST(InputGeneratorTest, StricterRegimesOfTheBuiltInTasks) {
   const auto regimes_of = [](const std::string& name) { return stricter_regimes(task::load_task(fs::path(KERNELARC_TASKS) / name).definition); };
   using R = InputRegime;
-  const std::vector<R> activations = {R::shifted, R::scaled, R::long_tailed, R::extremes};
+  const std::vector<R> activations = {R::shifted, R::scaled, R::long_tailed};  // extremes only on request
   EXPECT_EQ(regimes_of("softmax"), activations);
   EXPECT_EQ(regimes_of("matmul"), activations);
-  const std::vector<R> all = {R::realistic, R::shifted, R::scaled, R::long_tailed, R::extremes};
+  const std::vector<R> all = {R::realistic, R::shifted, R::scaled, R::long_tailed};
   EXPECT_EQ(regimes_of("rotary"), all);    // positions in [0, 128) and a cos/sin table in the realistic round
   EXPECT_EQ(regimes_of("layernorm"), all);  // weight near one, bias N(0, 0.1)
   // Only inputs drawn at random count: a definition whose one activation comes from a file has realistic rounds only.
