@@ -109,8 +109,9 @@ std::string WorkerProcess::reap(bool kill_first) {
   pid_ = -1;
   to_worker_ = from_worker_ = -1;
   if (done > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
-    return common::describe_wait_status(status) + ": the sandbox refused a system call (a socket, a new process, an exec, a ptrace or a "
-                                                  "signal to another process)";
+    return common::describe_wait_status(status) + ": the sandbox refused a system call (a socket, a new process, an exec, a ptrace, bpf, "
+                                                  "perf_event_open, io_uring, a handle-based open, a mount, a namespace, a key, a set*id or "
+                                                  "a signal to another process)";
   return done > 0 ? common::describe_wait_status(status) : "lost";
 }
 
