@@ -2,13 +2,17 @@
 
 #include <fmt/format.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "judge/sandbox_walls.h"
 
@@ -127,6 +131,35 @@ std::vector<std::uint32_t> harmless_prctl_options() {
           PR_GET_SPECULATION_CTRL, PR_MCE_KILL_GET, PR_GET_TID_ADDRESS, PR_SET_VMA, PR_GET_CHILD_SUBREAPER, PR_CAP_AMBIENT};
 }
 
+// KERNELARC_SANDBOX_TRACE=1: a call the filter does not know still fails with ENOSYS, and the worker's log names it
+// (to find what a driver needs on a machine where it runs, the GPU hosts).
+void name_the_refused_call(int, siginfo_t* info, void* context) {
+  char digits[12];
+  char* first = digits + sizeof digits;
+  unsigned number = static_cast<unsigned>(info->si_syscall);
+  do *--first = static_cast<char>('0' + number % 10);
+  while ((number /= 10) > 0 && first > digits);
+  constexpr std::string_view kBefore = "kernelarc sandbox: system call ", kAfter = " refused (ENOSYS)\n";
+  (void)!write(STDERR_FILENO, kBefore.data(), kBefore.size());
+  (void)!write(STDERR_FILENO, first, static_cast<std::size_t>(digits + sizeof digits - first));
+  (void)!write(STDERR_FILENO, kAfter.data(), kAfter.size());
+  auto* registers = &static_cast<ucontext_t*>(context)->uc_mcontext;
+#if defined(__x86_64__)
+  registers->gregs[REG_RAX] = -ENOSYS;
+#elif defined(__aarch64__)
+  registers->regs[0] = static_cast<unsigned long long>(-ENOSYS);
+#endif
+}
+
+bool trace_refused_calls() {
+  const char* trace = std::getenv("KERNELARC_SANDBOX_TRACE");
+  if (!trace || !*trace || std::string_view(trace) == "0") return false;
+  struct sigaction action {};
+  action.sa_sigaction = name_the_refused_call;
+  action.sa_flags = SA_SIGINFO;
+  return sigaction(SIGSYS, &action, nullptr) == 0;
+}
+
 void filter_system_calls(const SandboxPolicy& policy, json& report) {
   const auto self = static_cast<std::uint32_t>(getpid());
   const std::uint32_t refused = SystemCallFilter::failed(EPERM);
@@ -161,15 +194,16 @@ void filter_system_calls(const SandboxPolicy& policy, json& report) {
   }
   filter.allow(harmless_calls());
   filter.act_on(hostile_calls(), SystemCallFilter::killed());
-  filter.finish(SystemCallFilter::failed(ENOSYS));  // as if the kernel lacked it: libraries fall back
+  const bool traced = trace_refused_calls();
+  filter.finish(traced ? SystemCallFilter::trapped() : SystemCallFilter::failed(ENOSYS));  // as if the kernel lacked it: libraries fall back
   if (const int error = filter.install()) {
     report["unavailable"].push_back(fmt::format("seccomp (the system-call filter): {}", errno_text(error)));
     return;
   }
   report["active"].push_back(fmt::format("seccomp: an allow-list ({} instructions); sockets, new processes, exec, ptrace, bpf, perf_event_open, "
                                          "io_uring, handle-based opens, mounts, namespaces, keys, set*id and signals to other processes kill "
-                                         "the worker; any other call fails with ENOSYS",
-                                         filter.instructions()));
+                                         "the worker; any other call fails with ENOSYS{}",
+                                         filter.instructions(), traced ? " and is named in the worker's log" : ""));
   if (!policy.signal_handlers)
     report["active"].push_back("signals: installing a handler and arming a signal timer (setitimer, alarm, timer_create) fail with EPERM");
 }

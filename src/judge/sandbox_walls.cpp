@@ -100,6 +100,7 @@ int LandlockRuleset::restrict_self() const noexcept {
 
 std::uint32_t SystemCallFilter::allowed() { return SECCOMP_RET_ALLOW; }
 std::uint32_t SystemCallFilter::killed() { return SECCOMP_RET_KILL_PROCESS; }
+std::uint32_t SystemCallFilter::trapped() { return SECCOMP_RET_TRAP; }
 std::uint32_t SystemCallFilter::failed(int error) { return SECCOMP_RET_ERRNO | (static_cast<std::uint32_t>(error) & SECCOMP_RET_DATA); }
 
 SystemCallFilter::SystemCallFilter() {

@@ -52,6 +52,7 @@ class SystemCallFilter {
   static std::uint32_t allowed();
   static std::uint32_t killed();  // the whole process
   static std::uint32_t failed(int error);
+  static std::uint32_t trapped();  // SIGSYS to the calling thread, whose handler decides
 
   SystemCallFilter();  // checks the architecture (and refuses x32's numbers on x86_64)
   void allow(std::initializer_list<long> numbers);

@@ -29,7 +29,7 @@ namespace {
 // The worker runs untrusted code: it gets only the variables it needs, never the user's secrets (API keys and the like).
 std::vector<std::string> worker_environment(const std::map<std::string, std::string>& extra) {
   static const char* const kNames[] = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "LD_LIBRARY_PATH", "XDG_CACHE_HOME",
-                                       "KERNELARC_CACHE_DIR", "KERNELARC_GPU_TIMER"};
+                                       "KERNELARC_CACHE_DIR", "KERNELARC_GPU_TIMER", "KERNELARC_SANDBOX_TRACE"};
   static const char* const kPrefixes[] = {"CUDA_", "NVIDIA_", "LC_"};
   std::vector<std::string> kept;
   for (char** entry = environ; *entry; ++entry) {

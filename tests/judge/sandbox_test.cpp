@@ -29,15 +29,21 @@ SandboxPolicy cpu_policy() {
 }
 
 // Runs `check` in a child that raised the sandbox; the child's wait status (its exit code is the check's result).
-int in_sandbox(const SandboxPolicy& policy, const std::function<int()>& check) {
+int in_sandbox(const SandboxPolicy& policy, const std::function<int()>& check, bool traced = false) {
   const pid_t pid = fork();
   if (pid == 0) {
+    if (traced) setenv("KERNELARC_SANDBOX_TRACE", "1", 1);
     const nlohmann::json report = enter_sandbox(policy);
     _exit(report.at("unavailable").empty() || !policy.system_calls ? check() : 100);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   return status;
+}
+
+// The same with KERNELARC_SANDBOX_TRACE=1 in the child.
+int in_sandbox_traced(const SandboxPolicy& policy, const std::function<int()>& check) {
+  return in_sandbox(policy, [&] { return check(); }, true);
 }
 
 void expect_exit(int status, int code) {
@@ -132,6 +138,10 @@ TEST_F(SandboxTest, OtherProcessesPrioritiesAndLimitsAreNotItsToChange) {
                            return 0;
                          }),
               0);
+}
+
+TEST_F(SandboxTest, TracingNamesARefusedCallAndStillFailsIt) {
+  expect_exit(in_sandbox_traced(cpu_policy(), [] { return setpgid(0, 0) == -1 && errno == ENOSYS ? 0 : 1; }), 0);
 }
 
 TEST_F(SandboxTest, HostileCallsKillTheProcess) {
