@@ -22,6 +22,20 @@ std::string signal_name(int signal) {
                      description ? description : "unknown");
 }
 
+// argv[0] as execvp would find it in this PATH (it is itself when it names a folder).
+std::string find_program(const std::string& name, const std::string& search_path) {
+  if (name.find('/') != std::string::npos) return name;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = search_path.find(':', start);
+    const std::string folder = search_path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string candidate = (folder.empty() ? std::string(".") : folder) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (end == std::string::npos) return name;
+    start = end + 1;
+  }
+}
+
 }  // namespace
 
 std::string describe_wait_status(int status) {
@@ -36,14 +50,35 @@ std::string CommandResult::describe() const {
   return fmt::format("exit code {}", exit_code);
 }
 
-CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                          std::size_t max_output) {
+CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds timeout, std::size_t max_output) {
+  CommandOptions options;
+  options.timeout = timeout;
+  options.max_output = max_output;
+  return run_command(argv, options);
+}
+
+CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& options) {
   if (argv.empty()) throw std::invalid_argument("run_command: empty command");
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  const auto timeout = options.timeout;
+  const auto max_output = options.max_output;
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  // With an environment of its own, everything the child needs is made here: after fork it only makes system calls.
+  std::string program = argv[0];
+  std::vector<char*> envp;
+  if (options.environment) {
+    std::string search_path = "/usr/bin:/bin";
+    for (const auto& variable : *options.environment) {
+      envp.push_back(const_cast<char*>(variable.c_str()));
+      if (variable.starts_with("PATH=")) search_path = variable.substr(5);
+    }
+    envp.push_back(nullptr);
+    program = find_program(argv[0], search_path);
+  }
+  const std::string start_failure = fmt::format("cannot run {}: ", argv[0]);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
@@ -52,9 +87,17 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
     dup2(pipe_fds[1], STDERR_FILENO);
     const int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-    execvp(args[0], args.data());
-    const std::string message = fmt::format("cannot run {}: {}\n", argv[0], std::strerror(errno));
-    (void)!write(STDERR_FILENO, message.data(), message.size());
+    const char* failure = options.before_exec ? options.before_exec() : nullptr;
+    if (failure) {
+      const int error = errno;
+      for (const char* part : {start_failure.c_str(), failure, ": ", strerrordesc_np(error), "\n"})
+        if (part) (void)!write(STDERR_FILENO, part, std::strlen(part));
+      _exit(126);
+    }
+    if (options.environment) execve(program.c_str(), args.data(), envp.data());
+    else execvp(args[0], args.data());
+    const char* reason = strerrordesc_np(errno);
+    for (const char* part : {start_failure.c_str(), reason ? reason : "unknown error", "\n"}) (void)!write(STDERR_FILENO, part, std::strlen(part));
     _exit(127);
   }
   setpgid(pid, pid);

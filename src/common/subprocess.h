@@ -2,6 +2,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +18,18 @@ struct CommandResult {
   std::string describe() const;  // "exit code 1", "killed by SIGSEGV", "timed out"
 };
 
+struct CommandOptions {
+  std::chrono::milliseconds timeout{60000};
+  std::size_t max_output = 1 << 20;
+  // The command's whole environment ("NAME=value" each); unset: the caller's. argv[0] is then searched in its PATH.
+  std::optional<std::vector<std::string>> environment;
+  // Runs in the child between fork and exec, where only system calls are safe (the caller may have other threads):
+  // returns null, or what failed (the command then does not run and exits with code 126).
+  std::function<const char*()> before_exec;
+};
+
 // Runs argv[0] (searched in PATH) in its own process group; the whole group is killed at the deadline.
+CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& options);
 CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                           std::size_t max_output = 1 << 20);
 

@@ -30,7 +30,8 @@ struct BuildResult {
   std::string cache_key;
   bool cache_hit = false;
   double seconds = 0;
-  std::string diagnostics;                          // the compiler's messages, trimmed to what matters
+  std::string diagnostics;                          // the compiler's messages about the candidate's own source
+  nlohmann::json sandbox;                           // the walls the compiler ran in (null: no compiler ran)
   std::vector<std::string> command;
   nlohmann::json resources = nlohmann::json::object();  // per kernel: registers, shared memory, spills (CUDA)
 };
@@ -38,8 +39,16 @@ struct BuildResult {
 // $KERNELARC_CACHE_DIR, else $XDG_CACHE_HOME/kernelarc, else ~/.cache/kernelarc.
 std::filesystem::path default_cache_directory();
 
-// Keeps the error lines with a little context, drops the temporary paths, caps the length.
-std::string trim_compiler_output(const std::string& output, const std::string& temporary_directory);
+// Keeps only the lines about the candidate's own source (its file, named `source_name` or lying in the build's
+// temporary folder, and the knobs' -D definitions on the command line) and the compiler programs' own summaries:
+// a line located in any other file, or quoting one ("In file included from", a note in a header, an assembler message
+// about an included file), is dropped and counted, since the candidate chose which file the compiler read. Then keeps
+// the error lines with a little context, drops the temporary paths and caps the length.
+std::string trim_compiler_output(const std::string& output, const std::string& temporary_directory,
+                                 const std::string& source_name = "candidate.cpp");
+
+// The folders of a compiler's own installation (its bin folder and the prefix's lib, lib64, libexec and include).
+std::vector<std::string> compiler_install_paths(const std::string& compiler);
 
 class CpuCompiler {
  public:
@@ -50,6 +59,7 @@ class CpuCompiler {
  private:
   CompilerOptions options_;
   std::string compiler_version_;
+  std::vector<std::string> install_paths_;  // the compiler's own folders, which its sandbox lets it read
 };
 
 }  // namespace kernelarc::judge

@@ -348,6 +348,9 @@ SandboxPolicy Judge::candidate_policy(const fs::path& library, const fs::path& o
   policy.read_write = {own_folder.string(), "/dev/null"};
   policy.write_existing = {candidate_scratch_.string()};  // its buffers: written by the judge, mapped by the worker, never a stash
   if (options_.device == "cpu") {
+    // The CPU worker flushes the caches on its main thread before a timed call: a signal handler would run the
+    // candidate's code there, unseen by the clock of its other threads.
+    policy.signal_handlers = false;
     policy.address_space_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
     return policy;
   }

@@ -1,20 +1,20 @@
 #include "judge/sandbox.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
+
+#include "judge/sandbox_walls.h"
 
 namespace kernelarc::judge {
 
@@ -22,159 +22,199 @@ using nlohmann::json;
 
 namespace {
 
-// Landlock's filesystem rights by ABI version (linux/landlock.h of newer kernels than Debian 12's headers).
-constexpr std::uint64_t kExecute = 1ull << 0, kWriteFile = 1ull << 1, kReadFile = 1ull << 2, kReadDir = 1ull << 3, kRemoveDir = 1ull << 4,
-                        kRemoveFile = 1ull << 5, kMakeChar = 1ull << 6, kMakeDir = 1ull << 7, kMakeReg = 1ull << 8, kMakeSock = 1ull << 9,
-                        kMakeFifo = 1ull << 10, kMakeBlock = 1ull << 11, kMakeSym = 1ull << 12, kRefer = 1ull << 13, kTruncate = 1ull << 14;
-constexpr std::uint64_t kFileRights = kExecute | kWriteFile | kReadFile | kTruncate;
-constexpr int kCreateRulesetVersion = 1;  // LANDLOCK_CREATE_RULESET_VERSION
-constexpr int kRulePathBeneath = 1;       // LANDLOCK_RULE_PATH_BENEATH
-
-struct RulesetAttributes {
-  std::uint64_t handled_access_fs;
-};
-struct __attribute__((packed)) PathBeneath {
-  std::uint64_t allowed_access;
-  std::int32_t parent_fd;
-};
-
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text(int error) { return std::strerror(error); }
 
 void limit(int resource, std::uint64_t value, const char* name, json& report) {
   const rlimit limit{value, value};
   if (setrlimit(resource, &limit) == 0) report["active"].push_back(fmt::format("{} {}", name, value));
-  else report["unavailable"].push_back(fmt::format("{}: {}", name, errno_text()));
+  else report["unavailable"].push_back(fmt::format("{}: {}", name, errno_text(errno)));
+}
+
+void drop_privileges(json& report) {
+  if (const int error = set_no_new_privileges()) report["unavailable"].push_back(fmt::format("no_new_privs: {}", errno_text(error)));
+  else report["active"].push_back("no_new_privs: no exec can give privileges back");
+  const CapabilityDrop drop = drop_capabilities();
+  if (drop.sets || drop.ambient) {
+    report["unavailable"].push_back(fmt::format("capabilities: {}", errno_text(drop.sets ? drop.sets : drop.ambient)));
+    return;
+  }
+  report["active"].push_back(
+      drop.bounding == 0
+          ? fmt::format("capabilities: none (effective, permitted, inheritable and ambient sets empty, bounding set emptied of 0..{})", drop.highest)
+          : fmt::format("capabilities: none (effective, permitted, inheritable and ambient sets empty; the bounding set stays, {}, out of reach "
+                        "under no_new_privs)",
+                        errno_text(drop.bounding)));
 }
 
 void restrict_filesystem(const SandboxPolicy& policy, json& report) {
-  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
-  if (abi < 1) {
-    report["unavailable"].push_back(fmt::format("landlock (the filesystem allow-list): {}", errno_text()));
+  LandlockRuleset ruleset;
+  if (!ruleset.available()) {
+    report["unavailable"].push_back(fmt::format("landlock (the filesystem allow-list): {}", ruleset.problem()));
     return;
   }
-  std::uint64_t handled = kExecute | kWriteFile | kReadFile | kReadDir | kRemoveDir | kRemoveFile | kMakeChar | kMakeDir | kMakeReg | kMakeSock |
-                          kMakeFifo | kMakeBlock | kMakeSym;
-  if (abi >= 2) handled |= kRefer;
-  if (abi >= 3) handled |= kTruncate;
-  const RulesetAttributes attributes{handled};
-  const int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attributes, sizeof attributes, 0));
-  if (ruleset < 0) {
-    report["unavailable"].push_back(fmt::format("landlock ruleset: {}", errno_text()));
-    return;
-  }
-  const auto allow = [&](const std::string& path, std::uint64_t rights) {
-    const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) return;  // a path this system does not have (/lib32, say)
-    struct stat st {};
-    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) rights &= kFileRights;  // a file takes only a file's rights
-    const PathBeneath rule{rights & handled, fd};
-    if (syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &rule, 0) != 0)
-      report["unavailable"].push_back(fmt::format("landlock rule for {}: {}", path, errno_text()));
-    close(fd);
-  };
-  for (const auto& path : policy.read_only) allow(path, kReadFile | kReadDir | kExecute);
-  for (const auto& path : policy.read_write)
-    allow(path, kReadFile | kReadDir | kWriteFile | kTruncate | kMakeReg | kMakeDir | kRemoveFile | kRemoveDir | kRefer);
-  for (const auto& path : policy.write_existing) allow(path, kReadFile | kWriteFile);
-  if (syscall(SYS_landlock_restrict_self, ruleset, 0) == 0)
-    report["active"].push_back(fmt::format("landlock v{}: {} read-only, {} read-write and {} existing-files-only paths", abi,
-                                           policy.read_only.size(), policy.read_write.size(), policy.write_existing.size()));
+  for (const auto& path : policy.read_only) ruleset.allow_read(path);
+  for (const auto& path : policy.read_write) ruleset.allow_read_write(path);
+  for (const auto& path : policy.write_existing) ruleset.allow_write_existing(path);
+  for (const auto& problem : ruleset.rule_problems()) report["unavailable"].push_back(problem);
+  if (const int error = ruleset.restrict_self())
+    report["unavailable"].push_back(fmt::format("landlock restrict: {}", errno_text(error)));
   else
-    report["unavailable"].push_back(fmt::format("landlock restrict: {}", errno_text()));
-  close(ruleset);
+    report["active"].push_back(fmt::format("landlock v{}: {} read-only, {} read-write and {} existing-files-only paths{}", ruleset.abi(),
+                                           policy.read_only.size(), policy.read_write.size(), policy.write_existing.size(),
+                                           ruleset.abi() >= 6 ? ", no signal or abstract socket outside" : ""));
 }
 
-// A BPF program over the system-call number and arguments; every check ends in a return, so the blocks never fall
-// into each other with a stale accumulator.
-class FilterProgram {
- public:
-  void kill_if(long nr) {
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(nr), 0, 1));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-  }
-  void error_if(long nr, int error) {
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(nr), 0, 1));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (static_cast<std::uint32_t>(error) & SECCOMP_RET_DATA)));
-  }
-  // clone is allowed for threads only (CLONE_THREAD): a new process is killed.
-  void threads_only(long nr) {
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(nr), 0, 4));
-    code_.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, argument_low(0)));
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-  }
-  // A signal only to itself (its pid, or 0 for its own process group, which is itself alone).
-  void signals_to_itself(long nr, std::uint32_t pid, bool zero_too) {
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(nr), 0, 5));
-    code_.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, argument_low(0)));
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pid, 2, 0));
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, zero_too ? 0u : pid, 1, 0));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-  }
-  void kill_from(std::uint32_t first) {
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, first, 0, 1));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-  }
-  void load_number() { code_.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr))); }
-  void require_architecture(std::uint32_t arch) {
-    code_.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-    code_.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0));
-    code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-  }
-  void allow_the_rest() { code_.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)); }
-  std::vector<sock_filter>& code() { return code_; }
-
- private:
-  static std::uint32_t argument_low(int index) {  // the low 32 bits of a 64-bit argument, on a little-endian machine
-    return static_cast<std::uint32_t>(offsetof(seccomp_data, args) + static_cast<std::size_t>(index) * sizeof(std::uint64_t));
-  }
-  std::vector<sock_filter> code_;
-};
-
-void filter_system_calls(json& report) {
+// The calls a candidate, its C and C++ runtimes and the CUDA driver plausibly make, the hot ones first (the filter is
+// read top to bottom on every call: the worker's timed round trip reads, writes and polls).
+std::vector<long> hot_calls() {
+  std::vector<long> calls = {SYS_read, SYS_write, SYS_ppoll, SYS_futex, SYS_ioctl, SYS_mmap, SYS_munmap, SYS_mprotect, SYS_madvise,
+                             SYS_sched_yield, SYS_clock_nanosleep, SYS_nanosleep, SYS_clock_gettime, SYS_getpid, SYS_gettid,
+                             SYS_rt_sigprocmask, SYS_epoll_pwait, SYS_close};
 #if defined(__x86_64__)
-  constexpr std::uint32_t kArch = AUDIT_ARCH_X86_64;
+  calls.insert(calls.begin() + 2, SYS_poll);
+#endif
+  return calls;
+}
+
+std::vector<long> harmless_calls() {
+  std::vector<long> calls = {
+      // files: Landlock decides which paths
+      SYS_openat, SYS_openat2, SYS_close_range, SYS_fstat, SYS_newfstatat, SYS_statx, SYS_lseek, SYS_getdents64, SYS_readlinkat,
+      SYS_faccessat, SYS_faccessat2, SYS_fcntl, SYS_dup, SYS_dup3, SYS_pipe2, SYS_pselect6, SYS_epoll_create1, SYS_epoll_ctl,
+      SYS_epoll_pwait2, SYS_eventfd2, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_preadv, SYS_pwritev, SYS_preadv2,
+      SYS_pwritev2, SYS_fsync, SYS_fdatasync, SYS_sync_file_range, SYS_ftruncate, SYS_truncate, SYS_fallocate, SYS_fadvise64, SYS_flock,
+      SYS_unlinkat, SYS_mkdirat, SYS_renameat, SYS_renameat2, SYS_linkat, SYS_symlinkat, SYS_getcwd, SYS_chdir, SYS_fchdir, SYS_umask,
+      SYS_statfs, SYS_fstatfs, SYS_sendfile, SYS_splice, SYS_tee, SYS_copy_file_range, SYS_memfd_create, SYS_timerfd_create,
+      SYS_timerfd_settime, SYS_timerfd_gettime, SYS_signalfd4,
+      // memory
+      SYS_brk, SYS_mremap, SYS_msync, SYS_mincore, SYS_mlock, SYS_munlock, SYS_mlock2, SYS_mlockall, SYS_munlockall, SYS_membarrier,
+      SYS_get_mempolicy, SYS_set_mempolicy, SYS_mbind, SYS_pkey_alloc, SYS_pkey_free, SYS_pkey_mprotect,
+      // threads, time, identity, limits of its own
+      SYS_set_robust_list, SYS_rseq, SYS_set_tid_address, SYS_exit, SYS_exit_group, SYS_futex_waitv, SYS_getrandom, SYS_uname,
+      SYS_sysinfo, SYS_getrusage, SYS_times, SYS_getcpu, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid, SYS_getgroups, SYS_getresuid,
+      SYS_getresgid, SYS_getppid, SYS_getpgid, SYS_getsid, SYS_capget, SYS_sched_getaffinity, SYS_sched_getparam, SYS_sched_getscheduler,
+      SYS_sched_get_priority_max, SYS_sched_get_priority_min, SYS_sched_rr_get_interval, SYS_sched_getattr, SYS_getpriority,
+      SYS_ioprio_get, SYS_getitimer, SYS_clock_getres, SYS_gettimeofday, SYS_timer_settime, SYS_timer_gettime, SYS_timer_getoverrun,
+      SYS_timer_delete, SYS_setrlimit, SYS_restart_syscall,
+      // signals to itself and their handling (rt_sigaction and the signal timers have rules of their own)
+      SYS_rt_sigreturn, SYS_rt_sigpending, SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_sigaltstack,
+  };
+#if defined(__x86_64__)
+  calls.insert(calls.end(), {SYS_open, SYS_creat, SYS_stat, SYS_lstat, SYS_getdents, SYS_readlink, SYS_access, SYS_dup2, SYS_pipe, SYS_select,
+                             SYS_epoll_create, SYS_epoll_wait, SYS_eventfd, SYS_signalfd, SYS_unlink, SYS_mkdir, SYS_rmdir, SYS_rename, SYS_link,
+                             SYS_symlink, SYS_getpgrp, SYS_time, SYS_getrlimit, SYS_pause, SYS_arch_prctl});
+#endif
+  return calls;
+}
+
+// The calls that only attack: the whole process is killed, as the canaries expect.
+std::vector<long> hostile_calls() {
+  std::vector<long> calls = {
+      SYS_socket, SYS_socketpair, SYS_execve, SYS_execveat, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_process_madvise,
+      SYS_kcmp, SYS_pidfd_open, SYS_pidfd_send_signal, SYS_pidfd_getfd, SYS_tkill, SYS_unshare, SYS_setns, SYS_mount, SYS_umount2,
+      SYS_move_mount, SYS_open_tree, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_mount_setattr, SYS_pivot_root, SYS_chroot,
+      SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_kexec_file_load, SYS_bpf, SYS_perf_event_open,
+      SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register, SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_userfaultfd,
+      SYS_keyctl, SYS_add_key, SYS_request_key, SYS_setuid, SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid, SYS_setresgid,
+      SYS_setfsuid, SYS_setfsgid, SYS_setgroups, SYS_capset, SYS_personality, SYS_swapon, SYS_swapoff, SYS_reboot, SYS_fanotify_init,
+      SYS_quotactl, SYS_acct, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex, SYS_sethostname, SYS_setdomainname,
+      SYS_syslog, SYS_vhangup, SYS_lookup_dcookie,
+  };
+#if defined(__x86_64__)
+  calls.insert(calls.end(), {SYS_fork, SYS_vfork, SYS_iopl, SYS_ioperm, SYS_uselib});
+#endif
+  return calls;
+}
+
+// prctl options that change only the caller and need no privilege.
+std::vector<std::uint32_t> harmless_prctl_options() {
+  return {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_NO_NEW_PRIVS, PR_SET_NO_NEW_PRIVS,
+          PR_GET_SECCOMP, PR_CAPBSET_READ, PR_GET_KEEPCAPS, PR_GET_TIMERSLACK, PR_SET_TIMERSLACK, PR_GET_THP_DISABLE, PR_SET_THP_DISABLE,
+          PR_GET_SPECULATION_CTRL, PR_MCE_KILL_GET, PR_GET_TID_ADDRESS, PR_SET_VMA, PR_GET_CHILD_SUBREAPER, PR_CAP_AMBIENT};
+}
+
+// KERNELARC_SANDBOX_TRACE=1: a call the filter does not know still fails with ENOSYS, and the worker's log names it
+// (to find what a driver needs on a machine where it runs, the GPU hosts).
+void name_the_refused_call(int, siginfo_t* info, void* context) {
+  char digits[12];
+  char* first = digits + sizeof digits;
+  unsigned number = static_cast<unsigned>(info->si_syscall);
+  do *--first = static_cast<char>('0' + number % 10);
+  while ((number /= 10) > 0 && first > digits);
+  constexpr std::string_view kBefore = "kernelarc sandbox: system call ", kAfter = " refused (ENOSYS)\n";
+  (void)!write(STDERR_FILENO, kBefore.data(), kBefore.size());
+  (void)!write(STDERR_FILENO, first, static_cast<std::size_t>(digits + sizeof digits - first));
+  (void)!write(STDERR_FILENO, kAfter.data(), kAfter.size());
+  auto* registers = &static_cast<ucontext_t*>(context)->uc_mcontext;
+#if defined(__x86_64__)
+  registers->gregs[REG_RAX] = -ENOSYS;
 #elif defined(__aarch64__)
-  constexpr std::uint32_t kArch = AUDIT_ARCH_AARCH64;
-#else
-  report["unavailable"].push_back("seccomp: no filter for this architecture");
-  return;
+  registers->regs[0] = static_cast<unsigned long long>(-ENOSYS);
 #endif
+}
+
+bool trace_refused_calls() {
+  const char* trace = std::getenv("KERNELARC_SANDBOX_TRACE");
+  if (!trace || !*trace || std::string_view(trace) == "0") return false;
+  struct sigaction action {};
+  action.sa_sigaction = name_the_refused_call;
+  action.sa_flags = SA_SIGINFO;
+  return sigaction(SIGSYS, &action, nullptr) == 0;
+}
+
+void filter_system_calls(const SandboxPolicy& policy, json& report) {
   const auto self = static_cast<std::uint32_t>(getpid());
-  FilterProgram program;
-  program.require_architecture(kArch);
-  program.load_number();
+  const std::uint32_t refused = SystemCallFilter::failed(EPERM);
+  SystemCallFilter filter;
+  filter.allow(hot_calls());
+  filter.allow_threads_only(SYS_clone, SystemCallFilter::killed());
+  filter.act_on({SYS_clone3}, SystemCallFilter::failed(ENOSYS));  // its flags sit behind a pointer: glibc falls back to clone
+  // Signals to itself only: its pid, or 0 for its own process group (itself alone); tkill names any thread on the
+  // system and is killed with the hostile calls (glibc signals threads with tgkill).
+  filter.allow_if(SYS_kill, {{0, {self, 0}}}, SystemCallFilter::killed());
+  filter.allow_if(SYS_tgkill, {{0, {self}}}, SystemCallFilter::killed());
+  filter.allow_if(SYS_rt_sigqueueinfo, {{0, {self}}}, SystemCallFilter::killed());
+  filter.allow_if(SYS_rt_tgsigqueueinfo, {{0, {self}}}, SystemCallFilter::killed());
+  // Scheduling and limits of itself only: the judge runs as the same user, and its priority, CPUs or limits are not
+  // the candidate's to change.
+  for (const long nr : {long{SYS_prlimit64}, long{SYS_sched_setaffinity}, long{SYS_sched_setscheduler}, long{SYS_sched_setparam},
+                        long{SYS_sched_setattr}, long{SYS_migrate_pages}, long{SYS_move_pages}})
+    filter.allow_if(nr, {{0, {0, self}}}, refused);
+  filter.allow_if(SYS_setpriority, {{0, {PRIO_PROCESS}}, {1, {0, self}}}, refused);
+  filter.allow_if(SYS_prctl, {{0, harmless_prctl_options()}}, refused);
+  if (policy.signal_handlers) {
+    filter.allow({SYS_rt_sigaction, SYS_setitimer, SYS_timer_create});
 #if defined(__x86_64__)
-  program.kill_from(0x40000000);  // the x32 numbers: the same calls under other numbers
+    filter.allow({SYS_alarm});
 #endif
-  for (const long nr : {long{SYS_socket}, long{SYS_socketpair}, long{SYS_execve}, long{SYS_execveat}, long{SYS_ptrace}, long{SYS_process_vm_readv},
-                        long{SYS_process_vm_writev}, long{SYS_pidfd_open}, long{SYS_pidfd_send_signal}, long{SYS_unshare}, long{SYS_setns},
-                        long{SYS_mount}, long{SYS_kexec_load}, long{SYS_init_module}, long{SYS_finit_module}})
-    program.kill_if(nr);
-#ifdef SYS_fork
-  program.kill_if(SYS_fork);
-  program.kill_if(SYS_vfork);
+  } else {
+    filter.allow_if_null(SYS_rt_sigaction, 1, refused);  // asking for the current handler is fine
+    filter.act_on({SYS_setitimer, SYS_timer_create}, refused);
+#if defined(__x86_64__)
+    filter.act_on({SYS_alarm}, refused);
 #endif
-  program.error_if(SYS_clone3, ENOSYS);  // its flags sit behind a pointer: glibc falls back to clone, whose flags are checked
-  program.threads_only(SYS_clone);
-  program.signals_to_itself(SYS_kill, self, true);
-  program.signals_to_itself(SYS_tgkill, self, false);
-  program.allow_the_rest();
-  const sock_fprog fprog{static_cast<unsigned short>(program.code().size()), program.code().data()};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) != 0) {
-    report["unavailable"].push_back(fmt::format("seccomp (the system-call filter): {}", errno_text()));
+  }
+  filter.allow(harmless_calls());
+  filter.act_on(hostile_calls(), SystemCallFilter::killed());
+  const bool traced = trace_refused_calls();
+  filter.finish(traced ? SystemCallFilter::trapped() : SystemCallFilter::failed(ENOSYS));  // as if the kernel lacked it: libraries fall back
+  if (const int error = filter.install()) {
+    report["unavailable"].push_back(fmt::format("seccomp (the system-call filter): {}", errno_text(error)));
     return;
   }
-  report["active"].push_back("seccomp: sockets, new processes, exec, ptrace and signals to other processes kill the worker");
+  report["active"].push_back(fmt::format("seccomp: an allow-list ({} instructions); sockets, new processes, exec, ptrace, bpf, perf_event_open, "
+                                         "io_uring, handle-based opens, mounts, namespaces, keys, set*id and signals to other processes kill "
+                                         "the worker; any other call fails with ENOSYS{}",
+                                         filter.instructions(), traced ? " and is named in the worker's log" : ""));
+  if (!policy.signal_handlers)
+    report["active"].push_back("signals: installing a handler and arming a signal timer (setitimer, alarm, timer_create) fail with EPERM");
 }
 
 }  // namespace
 
 json sandbox_policy_json(const SandboxPolicy& p) {
   return {{"address_space_bytes", p.address_space_bytes}, {"file_size_bytes", p.file_size_bytes}, {"open_files", p.open_files},
-          {"own_network", p.own_network}, {"filesystem", p.filesystem}, {"system_calls", p.system_calls},
+          {"own_network", p.own_network}, {"filesystem", p.filesystem}, {"system_calls", p.system_calls}, {"signal_handlers", p.signal_handlers},
           {"read_only", p.read_only}, {"read_write", p.read_write}, {"write_existing", p.write_existing}};
 }
 
@@ -186,6 +226,7 @@ SandboxPolicy sandbox_policy_from(const json& j) {
   p.own_network = j.value("own_network", p.own_network);
   p.filesystem = j.value("filesystem", p.filesystem);
   p.system_calls = j.value("system_calls", p.system_calls);
+  p.signal_handlers = j.value("signal_handlers", p.signal_handlers);
   p.read_only = j.value("read_only", p.read_only);
   p.read_write = j.value("read_write", p.read_write);
   p.write_existing = j.value("write_existing", p.write_existing);
@@ -198,12 +239,15 @@ json enter_sandbox(const SandboxPolicy& policy) {
   limit(RLIMIT_FSIZE, policy.file_size_bytes, "file size", report);
   limit(RLIMIT_NOFILE, policy.open_files, "open files", report);
   if (policy.address_space_bytes > 0) limit(RLIMIT_AS, policy.address_space_bytes, "address space", report);
-  if (policy.own_network) {
+  if (policy.own_network) {  // before the capabilities go: it takes CAP_SYS_ADMIN
     if (unshare(CLONE_NEWNET) == 0) report["active"].push_back("network: its own namespace, with no interface up");
-    else report["unavailable"].push_back(fmt::format("network namespace: {} (sockets are still refused by the system-call filter)", errno_text()));
+    else
+      report["unavailable"].push_back(
+          fmt::format("network namespace: {} (sockets are still refused by the system-call filter)", errno_text(errno)));
   }
+  drop_privileges(report);  // before Landlock and seccomp, which then need no privilege (and forbid capset)
   if (policy.filesystem) restrict_filesystem(policy, report);
-  if (policy.system_calls) filter_system_calls(report);
+  if (policy.system_calls) filter_system_calls(policy, report);
   return report;
 }
 

@@ -1,7 +1,9 @@
 // The walls around a worker that runs a candidate (untrusted, often model-written code), raised by the worker itself
-// once it is set up and before it loads the candidate: resource limits, its own network namespace, a filesystem
-// allow-list (Landlock) and a system-call filter (seccomp) that kills the process on a socket, a fork, an exec, a
-// ptrace or a signal to another process. Each wall that the kernel does not offer is reported, never silently skipped.
+// once it is set up and before it loads the candidate: resource limits, its own network namespace, no capability and
+// no_new_privs, a filesystem allow-list (Landlock) and a system-call allow-list (seccomp). The calls a C++ candidate
+// and the CUDA driver plausibly make are allowed; the hostile ones kill the process (sockets, new processes, exec,
+// ptrace, bpf, perf_event_open, io_uring, handle-based opens, mounts, namespaces, keys, signals to other processes);
+// any other call fails with ENOSYS. Each wall that the kernel does not offer is reported, never silently skipped.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,10 @@ struct SandboxPolicy {
   bool own_network = true;                 // a network namespace with nothing in it
   bool filesystem = true;                  // Landlock: only the paths below
   bool system_calls = true;                // seccomp
+  // Signal handlers and timers that deliver signals (rt_sigaction with a handler, setitimer, alarm, timer_create) fail
+  // with EPERM when false. The CPU worker sets it: a handler would run the candidate's code on the worker's main
+  // thread while the judge flushes the caches before a timed call.
+  bool signal_handlers = true;
   std::vector<std::string> read_only;      // files and folders it may read (and map executable)
   std::vector<std::string> read_write;     // files and folders it may read, write, create and remove in
   std::vector<std::string> write_existing; // folders whose existing files it may read and write, but not list, create or remove

@@ -29,7 +29,7 @@ namespace {
 // The worker runs untrusted code: it gets only the variables it needs, never the user's secrets (API keys and the like).
 std::vector<std::string> worker_environment(const std::map<std::string, std::string>& extra) {
   static const char* const kNames[] = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "LD_LIBRARY_PATH", "XDG_CACHE_HOME",
-                                       "KERNELARC_CACHE_DIR", "KERNELARC_GPU_TIMER"};
+                                       "KERNELARC_CACHE_DIR", "KERNELARC_GPU_TIMER", "KERNELARC_SANDBOX_TRACE"};
   static const char* const kPrefixes[] = {"CUDA_", "NVIDIA_", "LC_"};
   std::vector<std::string> kept;
   for (char** entry = environ; *entry; ++entry) {
@@ -109,8 +109,9 @@ std::string WorkerProcess::reap(bool kill_first) {
   pid_ = -1;
   to_worker_ = from_worker_ = -1;
   if (done > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
-    return common::describe_wait_status(status) + ": the sandbox refused a system call (a socket, a new process, an exec, a ptrace or a "
-                                                  "signal to another process)";
+    return common::describe_wait_status(status) + ": the sandbox refused a system call (a socket, a new process, an exec, a ptrace, bpf, "
+                                                  "perf_event_open, io_uring, a handle-based open, a mount, a namespace, a key, a set*id or "
+                                                  "a signal to another process)";
   return done > 0 ? common::describe_wait_status(status) : "lost";
 }
 

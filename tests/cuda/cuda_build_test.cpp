@@ -114,6 +114,31 @@ KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   EXPECT_TRUE(compiler.build_library({source, {}, {{"VALUE", 3}}}).cache_hit);
 }
 
+// nvcc runs in the compiler's sandbox: a file outside it, named by #include or .incbin, stays unread (issue 23).
+// NVRTC compiles inside the judge's process, so only the trimming keeps such a file out of its diagnostics.
+TEST_F(CudaBuildTest, FilesOutsideTheCompilersSandboxStayUnread) {
+  const fs::path secret = directory_ / "secret.txt";
+  write_file_atomically(secret, "kernelarc_secret_cuda_77ab here;\n");
+  const cuda::CudaCompiler compiler(options_);
+  const std::string include = "#include \"" + secret.string() + "\"\n";
+  const auto library = compiler.build_library({"#include <kernelarc/candidate_abi.h>\n" + include +
+                                                   "KERNELARC_CANDIDATE(i, ni, o, no, s) { return 0; }\n",
+                                               {},
+                                               {}});
+  EXPECT_FALSE(library.ok);
+  EXPECT_THAT(library.diagnostics, Not(HasSubstr("kernelarc_secret_cuda_77ab")));
+  const auto embedded = compiler.build_library({"#include <kernelarc/candidate_abi.h>\nasm(\".section .rodata\\n.incbin \\\"" +
+                                                    secret.string() + "\\\"\\n.previous\\n\");\n"
+                                                    "KERNELARC_CANDIDATE(i, ni, o, no, s) { return 0; }\n",
+                                                {},
+                                                {}});
+  EXPECT_THAT(embedded.diagnostics, Not(HasSubstr("kernelarc_secret_cuda_77ab")));
+  if (embedded.sandbox.dump().find("landlock v") != std::string::npos) EXPECT_FALSE(embedded.ok) << "the assembler read the file";
+  const auto kernel = compiler.build_kernel({include + "extern \"C\" __global__ void k(float* y) { y[0] = 1; }", {}, {}});
+  EXPECT_FALSE(kernel.ok);
+  EXPECT_THAT(kernel.diagnostics, Not(HasSubstr("kernelarc_secret_cuda_77ab")));
+}
+
 TEST(ResourceUsageTest, ParsesPtxasVerboseOutputPerKernel) {
   const std::string report =
       "ptxas info    : 0 bytes gmem\n"

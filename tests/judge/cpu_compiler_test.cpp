@@ -188,11 +188,92 @@ TEST_F(CpuCompilerTest, TrimCapsTheLength) {
 
 TEST_F(CpuCompilerTest, TrimWithoutAnErrorLineKeepsTheHead) {
   std::string output;
-  for (int i = 0; i < 100; ++i) output += "warning-free line " + std::to_string(i) + "\n";
+  for (int i = 0; i < 100; ++i) output += "candidate.cpp:" + std::to_string(i + 1) + ":1: warning: warning-free line " + std::to_string(i) + "\n";
   const std::string trimmed = trim_compiler_output(output, "");
-  EXPECT_THAT(trimmed, StartsWith("warning-free line 0\n"));
+  EXPECT_THAT(trimmed, StartsWith("candidate.cpp:1:1: warning: warning-free line 0\n"));
   EXPECT_THAT(trimmed, HasSubstr("warning-free line 19\n"));
   EXPECT_THAT(trimmed, Not(HasSubstr("warning-free line 20\n")));
+}
+
+// The candidate chooses which file the compiler reads: what the compiler says about any file but the candidate's own
+// source (a header it included, an assembler message about a file it pulled in) does not reach the verdict.
+TEST_F(CpuCompilerTest, TrimDropsLinesLocatedInOrQuotingOtherFiles) {
+  const std::string temporary = "/var/cache/kernelarc/cpu/build-Xy12Zq";
+  std::string output;
+  output += "In file included from " + temporary + "/candidate.cpp:3:\n";
+  output += "                 from " + temporary + "/candidate.cpp:2:\n";
+  output += "/home/user/.config/secret.h:1:1: error: 'sk_live_SECRET' does not name a type\n";
+  output += "    1 | sk_live_SECRET\n";
+  output += "      | ^~~~~~~~~~~~~~\n";
+  output += "/home/user/.config/secret.h: In function 'void f()':\n";
+  output += "/usr/include/c++/12/bits/stl_vector.h:1234:5: note: candidate: 'SECRET_TWO'\n";
+  output += temporary + "/candidate.cpp:9:3: error: 'oops' was not declared in this scope\n";
+  output += "    9 |   oops();\n";
+  output += "      |   ^~~~\n";
+  output += "<command-line>: error: macro names must be identifiers\n";
+  output += temporary + "/ccAbCdEf.s: Assembler messages:\n";
+  output += temporary + "/ccAbCdEf.s:7: Error: file not found: /etc/hostname\n";
+  output += "/etc/hostname:1: Error: no such instruction: `SECRET_THREE'\n";
+  output += "SECRET_FOUR printed by something\n";
+  output += "compilation terminated.\n";
+  const std::string trimmed = trim_compiler_output(output, temporary);
+  for (const char* secret : {"SECRET", "secret.h", "stl_vector", "In file included"}) EXPECT_THAT(trimmed, Not(HasSubstr(secret)));
+  EXPECT_THAT(trimmed, HasSubstr("candidate.cpp:9:3: error: 'oops' was not declared in this scope\n    9 |   oops();\n      |   ^~~~\n"));
+  EXPECT_THAT(trimmed, HasSubstr("<command-line>: error: macro names must be identifiers"));
+  EXPECT_THAT(trimmed, HasSubstr("ccAbCdEf.s:7: Error: file not found: /etc/hostname")) << "the candidate's own assembly";
+  EXPECT_THAT(trimmed, HasSubstr("compilation terminated."));
+  EXPECT_THAT(trimmed, HasSubstr("[9 lines located in or quoting other files dropped]"));
+  EXPECT_THAT(trimmed, Not(HasSubstr(temporary)));
+}
+
+// A file the candidate must not read (a secret in the user's folder) named by #include or .incbin: the compiler's
+// sandbox refuses it, so it is neither in the diagnostics (the verdict's reason) nor in a library.
+TEST_F(CpuCompilerTest, FilesOutsideTheCompilersSandboxStayUnread) {
+  const fs::path secret = dir_ / "secret.txt";
+  write_file_atomically(secret, "kernelarc_secret_5f1c_token here;\n");
+  const CpuCompiler compiler(options_);
+  const auto included = compiler.build({"#include <kernelarc/candidate_abi.h>\n#include \"" + secret.string() +
+                                            "\"\nKERNELARC_CANDIDATE(i, ni, o, no, s) { return 0; }\n",
+                                        {},
+                                        {}});
+  EXPECT_FALSE(included.ok);
+  EXPECT_THAT(included.diagnostics, Not(HasSubstr("kernelarc_secret_5f1c_token")));
+  const auto embedded = compiler.build({"#include <kernelarc/candidate_abi.h>\nasm(\".section .rodata\\n.incbin \\\"" + secret.string() +
+                                            "\\\"\\n.previous\\n\");\nKERNELARC_CANDIDATE(i, ni, o, no, s) { return 0; }\n",
+                                        {},
+                                        {}});
+  EXPECT_THAT(embedded.diagnostics, Not(HasSubstr("kernelarc_secret_5f1c_token")));
+  const std::string walls = embedded.sandbox.dump();
+  if (walls.find("landlock v") == std::string::npos) GTEST_SKIP() << "no Landlock on this kernel: " << walls;
+  EXPECT_FALSE(embedded.ok) << "the assembler read the file: " << embedded.library;
+  EXPECT_THAT(embedded.diagnostics, HasSubstr("file not found: " + secret.string()));
+}
+
+// The compiler gets PATH and TMPDIR, not the judge's environment (API keys), and reads nothing outside its walls even
+// through a program of its own. A stand-in compiler prints what it sees as diagnostics of the candidate's source.
+TEST_F(CpuCompilerTest, TheCompilerSeesNeitherTheJudgesEnvironmentNorItsFiles) {
+  const fs::path secret = dir_ / "secret.txt";
+  write_file_atomically(secret, "kernelarc_secret_file_9d2e\n");
+  fs::create_directories(dir_ / "bin");
+  const fs::path fake = dir_ / "bin" / "fake-c++";
+  write_file_atomically(fake, "#!/bin/sh\n[ \"$1\" = --version ] && { echo fake 1.0; exit 0; }\n"
+                              "{ env; cat " + secret.string() + " 2>&1; } | sed 's/^/candidate.cpp:1:1: error: /'\nexit 1\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  ASSERT_EQ(setenv("KERNELARC_TEST_API_KEY", "sk-kernelarc-test-key", 1), 0);
+  CompilerOptions options = options_;
+  options.compiler = fake.string();
+  const CpuCompiler compiler(options);
+  const auto result = compiler.build({answer_source("environment"), {}, {}});
+  unsetenv("KERNELARC_TEST_API_KEY");
+  EXPECT_FALSE(result.ok);
+  EXPECT_THAT(result.diagnostics, HasSubstr("error: PATH="));
+  EXPECT_THAT(result.diagnostics, HasSubstr("error: TMPDIR="));
+  EXPECT_THAT(result.diagnostics, Not(HasSubstr("sk-kernelarc-test-key")));
+  EXPECT_THAT(result.diagnostics, Not(HasSubstr("HOME=")));
+  const std::string walls = result.sandbox.dump();
+  if (walls.find("landlock v") == std::string::npos) GTEST_SKIP() << "no Landlock on this kernel: " << walls;
+  EXPECT_THAT(result.diagnostics, Not(HasSubstr("kernelarc_secret_file_9d2e")));
+  EXPECT_THAT(result.diagnostics, HasSubstr("Permission denied"));
 }
 
 TEST_F(CpuCompilerTest, ConcurrentBuildsOfTheSameNewSourceBothSucceedAndLeaveOneLibrary) {

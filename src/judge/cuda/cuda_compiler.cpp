@@ -10,6 +10,7 @@
 #include "common/hash.h"
 #include "common/subprocess.h"
 #include "judge/build_cache.h"
+#include "judge/compiler_sandbox.h"
 #include "judge/cuda/resource_usage.h"
 
 namespace kernelarc::judge::cuda {
@@ -80,7 +81,7 @@ BuildResult CudaCompiler::build_kernel(const CudaBuildRequest& request) const {
   if (log_size > 0) nvrtcGetProgramLog(program, log.data());
   while (!log.empty() && log.back() == '\0') log.pop_back();
   if (compiled != NVRTC_SUCCESS) {
-    result.diagnostics = trim_compiler_output(log, "");
+    result.diagnostics = trim_compiler_output(log, "", "candidate.cu");
     nvrtcDestroyProgram(&program);
     result.seconds = seconds_since(start);
     return result;
@@ -125,7 +126,17 @@ BuildResult CudaCompiler::build_library(const CudaBuildRequest& request) const {
   for (const auto& part : {"-I" + include_directory_.string(), std::string("-o"), (work / "candidate.so").string(),
                            (work / "candidate.cu").string()})
     result.command.push_back(part);
-  const auto compiled = common::run_command(result.command, options_.timeout);
+  // nvcc reads the toolkit (its real folder too: /usr/local/cuda is usually a link) and runs the system's host compiler.
+  std::vector<std::string> read_only = {options_.toolkit.string(), include_directory_.string()};
+  std::error_code unresolved;
+  if (const fs::path real = fs::canonical(options_.toolkit, unresolved); !unresolved) read_only.push_back(real.string());
+  const CompilerSandbox sandbox(read_only, work);
+  result.sandbox = sandbox.report();
+  common::CommandOptions run;
+  run.timeout = options_.timeout;
+  run.environment = sandbox.environment();
+  run.before_exec = [&sandbox] { return sandbox.enter(); };
+  const auto compiled = common::run_command(result.command, run);
   if (compiled.ok()) {
     result.resources = to_json(parse_ptxas_report(compiled.output));
     write_file_atomically(work / "resources.json", result.resources.dump());
@@ -133,7 +144,7 @@ BuildResult CudaCompiler::build_library(const CudaBuildRequest& request) const {
     cache.publish(work / "candidate.so", result.library);
     result.ok = true;
   } else {
-    result.diagnostics = trim_compiler_output(compiled.output, work.string());
+    result.diagnostics = trim_compiler_output(compiled.output, work.string(), "candidate.cu");
   }
   std::error_code ignored;
   fs::remove_all(work, ignored);

@@ -1,0 +1,42 @@
+// The walls around a compiler that builds a candidate. The source is untrusted and a compiler reads whatever file it
+// names (`#include "/etc/passwd"`, `asm(".incbin ...")`, `.include`), into its diagnostics or into the built library.
+// So the compiler runs with an environment of PATH and TMPDIR only (never the judge's secrets), holds no capability,
+// reads only the system's compiler, library and include folders and the folders the build names, writes only its
+// build folder, opens no socket (and has its own network namespace where it may), and writes no file past a size.
+// It may still fork and exec: a compiler driver runs cc1plus, as and ld.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "judge/sandbox_walls.h"
+
+namespace kernelarc::judge {
+
+// The folders a system compiler needs (its programs, libraries, headers and the dynamic loader's cache).
+std::vector<std::string> compiler_system_paths();
+
+class CompilerSandbox {
+ public:
+  // Prepared in the parent: `read_only` beyond the system's folders (the ABI headers, a toolkit), `build_folder` the
+  // only place it writes, and where its temporary files go.
+  CompilerSandbox(const std::vector<std::string>& read_only, const std::filesystem::path& build_folder);
+
+  // The compiler's whole environment.
+  const std::vector<std::string>& environment() const { return environment_; }
+  // Raised in the child between fork and exec, with system calls only: null, or the wall that failed (errno set).
+  const char* enter() const noexcept;
+  // {"active": [...], "unavailable": [...]}
+  const nlohmann::json& report() const { return report_; }
+
+ private:
+  LandlockRuleset filesystem_;
+  SystemCallFilter system_calls_;
+  bool own_network_ = false;
+  std::vector<std::string> environment_;
+  nlohmann::json report_;
+};
+
+}  // namespace kernelarc::judge
