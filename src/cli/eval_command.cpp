@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/options.h"
+#include "common/closest_name.h"
 #include "engine/recording.h"
 #include "judge/build_cache.h"
 #include "judge/judge.h"
@@ -91,7 +92,26 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
     file = tmpl->source;
     source.form = tmpl->form;
     source.launch = tmpl->launch;
+    std::vector<std::string> names;
+    for (const auto& knob : tmpl->knobs) names.push_back(knob.name);
+    for (const auto& [name, value] : knobs)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        throw std::runtime_error(fmt::format("--knob {}={}: template \"{}\" has no knob {}{}; its knobs are {}", name, value, tmpl->name, name,
+                                             common::did_you_mean(name, names), names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
     for (const auto& knob : tmpl->knobs) knobs.try_emplace(knob.name, knob.values.front());
+    // The template's own rules between knobs, checked before anything is built (the ones over a workload's axes too
+    // are the judge's).
+    task::Bindings values;
+    for (const auto& [name, value] : knobs) values[name] = static_cast<double>(value);
+    for (const auto& constraint : tmpl->constraints) {
+      const auto variables = constraint.variables();
+      if (!std::all_of(variables.begin(), variables.end(), [&](const std::string& v) { return values.count(v) > 0; })) continue;
+      if (constraint.evaluate_condition(values)) continue;
+      std::vector<std::string> involved;
+      for (const auto& v : variables) involved.push_back(fmt::format("{}={}", v, knobs.at(v)));
+      throw std::runtime_error(fmt::format("the knobs {} break template \"{}\"'s constraint \"{}\"", fmt::join(involved, " "), tmpl->name,
+                                           constraint.text()));
+    }
   }
   std::string stem = file.stem().string();
   source.source = judge::read_text_file(file);

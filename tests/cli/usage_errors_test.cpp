@@ -133,6 +133,49 @@ TEST_F(ConfigFileTest, TheFileSetsOptionsTheEnvironmentOverridesItTheCommandLine
   EXPECT_EQ(result.output, "kernelarc run: --budget must be at least 1 (got -7)\n  kernelarc help run says more\n");
 }
 
+// A typo in a task file is an error naming the closest field, before anything is built: "helt_out" accepted silently
+// made the held-out workloads visible.
+TEST(TaskFileTest, AnUnknownFieldNamesTheClosestKnownOne) {
+  const fs::path copy = fs::temp_directory_path() / ("kernelarc-typo-" + std::to_string(::getpid()));
+  struct Typo {
+    std::string from, to, message;
+  };
+  const std::vector<Typo> typos = {
+      {"\"held_out\"", "\"helt_out\"",
+       "kernelarc eval: " + (copy / "definition.json").string() + ": kernelarc.helt_out: unknown field (did you mean held_out?); the fields here "
+       "are roofline, native_reference, templates, forbid, cflags, held_out\n"},
+      {"\"strategy\"", "\"strategie\"",
+       "kernelarc eval: " + (copy / "definition.json").string() + ": kernelarc.templates[0].knobs[0].strategie: unknown field (did you mean "
+       "strategy?); the fields here are name, values, strategy, description\n"},
+      {"\"op_type\"", "\"oop_type\"",
+       "kernelarc eval: " + (copy / "definition.json").string() + ": oop_type: unknown field (did you mean op_type?); the fields here are name, "
+       "op_type, description, hf_id, tags, axes, constraints, inputs, outputs, reference, custom_inputs_entrypoint, kernelarc\n"}};
+  for (const auto& typo : typos) {
+    fs::remove_all(copy);
+    fs::copy(fs::path(KERNELARC_TASKS) / "softmax", copy, fs::copy_options::recursive);
+    std::ifstream in(copy / "definition.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find(typo.from), typo.from.size(), typo.to);
+    std::ofstream(copy / "definition.json") << text;
+    const auto result = kernelarc({"eval", copy.string()});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.output, typo.message);
+  }
+  fs::remove_all(copy);
+}
+
+TEST(TaskFileTest, AnUnknownKnobOrABrokenKnobConstraintIsRefusedBeforeAnythingIsBuilt) {
+  auto result = kernelarc({"eval", "softmax", "--knob", "NOPE=1"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output, "kernelarc eval: --knob NOPE=1: template \"rows\" has no knob NOPE; its knobs are THREADS, ROWS_PER_STEP, VEC, "
+                           "ONE_PASS, FAST_EXP, STORE_EXP, PREFETCH_LINES\n");
+  result = kernelarc({"eval", "softmax", "--knob", "THREAD=2"});
+  EXPECT_THAT(result.output, HasSubstr("has no knob THREAD (did you mean THREADS?)"));
+  result = kernelarc({"eval", "softmax", "--knob", "ONE_PASS=1", "--knob", "STORE_EXP=1"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output, "kernelarc eval: the knobs ONE_PASS=1 STORE_EXP=1 break template \"rows\"'s constraint \"ONE_PASS * STORE_EXP == 0\"\n");
+}
+
 TEST(HelpTest, EveryTopicAndCommandHasAPage) {
   for (const char* topic : {"verdict", "environment", "config", "exit-codes", "run", "eval", "runs", "export"}) {
     const auto result = kernelarc({"help", topic});
