@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/options.h"
 #include "report/board_printer.h"
 #include "store/store.h"
@@ -66,8 +67,8 @@ CLI::App* add_board_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<BoardArguments>();
   auto* command = app.add_subcommand("board", "Print the conclusions the runs left on the board, newest first");
   command->add_option("--task", args->task, "Only this task's conclusions");
-  command->add_option("--run", args->run_id, "Only this run's conclusions")->check(CLI::PositiveNumber);
-  command->add_option("--limit", args->limit, "The newest N (default: all)");
+  command->add_option("--run", args->run_id, "Only this run's conclusions")->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
+  command->add_option("--limit", args->limit, "The newest N (default: all)")->check(whole_number(0));
   command->add_flag("--json", args->json_output, "Print a JSON array instead of the table");
   command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
   command->callback([args, &exit_code] { exit_code = run_board(*args); });

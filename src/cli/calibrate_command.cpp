@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/options.h"
 #include "judge/build_cache.h"
 #include "judge/cpu_calibration.h"
@@ -122,7 +123,7 @@ CLI::App* add_calibrate_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("calibrate", "Measure the device's bandwidth and compute ceilings and cache them");
   auto device = std::make_shared<std::string>("cpu");
   auto json_output = std::make_shared<bool>(false);
-  command->add_option("--device", *device, "cpu or cuda:N")->capture_default_str();
+  command->add_option("--device", *device, "cpu or cuda:N")->check(device_name())->capture_default_str();
   command->add_flag("--json", *json_output, "Print JSON");
   command->callback([device, json_output, &exit_code] { exit_code = calibrate(*device, *json_output); });
   return command;

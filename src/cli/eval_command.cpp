@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/options.h"
+#include "common/closest_name.h"
 #include "engine/recording.h"
 #include "judge/build_cache.h"
 #include "judge/judge.h"
@@ -91,7 +93,26 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
     file = tmpl->source;
     source.form = tmpl->form;
     source.launch = tmpl->launch;
+    std::vector<std::string> names;
+    for (const auto& knob : tmpl->knobs) names.push_back(knob.name);
+    for (const auto& [name, value] : knobs)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        throw std::runtime_error(fmt::format("--knob {}={}: template \"{}\" has no knob {}{}; its knobs are {}", name, value, tmpl->name, name,
+                                             common::did_you_mean(name, names), names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
     for (const auto& knob : tmpl->knobs) knobs.try_emplace(knob.name, knob.values.front());
+    // The template's own rules between knobs, checked before anything is built (the ones over a workload's axes too
+    // are the judge's).
+    task::Bindings values;
+    for (const auto& [name, value] : knobs) values[name] = static_cast<double>(value);
+    for (const auto& constraint : tmpl->constraints) {
+      const auto variables = constraint.variables();
+      if (!std::all_of(variables.begin(), variables.end(), [&](const std::string& v) { return values.count(v) > 0; })) continue;
+      if (constraint.evaluate_condition(values)) continue;
+      std::vector<std::string> involved;
+      for (const auto& v : variables) involved.push_back(fmt::format("{}={}", v, knobs.at(v)));
+      throw std::runtime_error(fmt::format("the knobs {} break template \"{}\"'s constraint \"{}\"", fmt::join(involved, " "), tmpl->name,
+                                           constraint.text()));
+    }
   }
   std::string stem = file.stem().string();
   source.source = judge::read_text_file(file);
@@ -285,7 +306,7 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
                       "The candidate's source: C++ for the CPU, a full CUDA source (.cu) for a GPU, or a solution.json whose kernel defines "
                       "the candidate ABI's entry point (what kernelarc export writes) (default: the task's first template for the device)");
   command->add_option("--template", args->template_name, "Judge this template of the task (kernelarc tasks lists them)");
-  command->add_option("--device", args->device, "cpu or cuda:N")->envname("KERNELARC_DEVICE")->capture_default_str();
+  command->add_option("--device", args->device, "cpu or cuda:N")->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
   command->add_option("--store", args->store, "The run store (SQLite; default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
@@ -300,10 +321,10 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
                     "warm-up and iterations; checks against the PyTorch reference too")
       ->excludes(baseline_candidate)
       ->excludes(baseline_file);
-  command->add_option("--rounds", args->rounds, "Correctness rounds per workload, fresh inputs each")->check(CLI::PositiveNumber)->capture_default_str();
-  command->add_option("--warmup", args->warmup, "Untimed calls before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
-  command->add_option("--iterations", args->iterations, "Timed calls per workload")->check(CLI::PositiveNumber)->capture_default_str();
-  command->add_option("--timeout-ms", args->timeout_ms, "Deadline of one call")->check(CLI::PositiveNumber)->envname("KERNELARC_TIMEOUT_MS")->capture_default_str();
+  command->add_option("--rounds", args->rounds, "Correctness rounds per workload, fresh inputs each")->check(whole_number(1))->capture_default_str();
+  command->add_option("--warmup", args->warmup, "Untimed calls before timing")->check(whole_number(0))->capture_default_str();
+  command->add_option("--iterations", args->iterations, "Timed calls per workload")->check(whole_number(1))->capture_default_str();
+  command->add_option("--timeout-ms", args->timeout_ms, "Deadline of one call")->check(whole_number(1))->envname("KERNELARC_TIMEOUT_MS")->capture_default_str();
   command->add_option("--seed", args->seed, "Input seed (default: a fresh secret one)")->envname("KERNELARC_SEED");
   command->add_flag("--no-held-out", args->no_held_out, "Skip the held-out workloads");
   command->add_flag("--strict-tolerance", args->strict_tolerance,
@@ -311,14 +332,14 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
                     "shifted by a row) is INVALID_REFERENCE instead of a warning");
   command->add_option("--workload", args->workloads, "Judge only this workload (by uuid; repeatable)");
   command->add_flag("--correctness-only", args->correctness_only, "Check without timing");
-  command->add_option("--extensions", args->extensions, kExtensionsHelp)->check(CLI::ExistingFile);
+  command->add_option("--extensions", args->extensions, kExtensionsHelp)->check(existing_file());
   command->add_option("--reference", args->reference,
                       "auto (a native reference, else the PyTorch one), native, or python (the task's PyTorch reference, "
                       "run by python/kernelarc_oracle.py with $KERNELARC_PYTHON, default /usr/bin/python3)")
-      ->check(CLI::IsMember({"auto", "native", "python"}))
+      ->check(one_of({"auto", "native", "python"}))
       ->capture_default_str();
-  command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");
-  command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)");
+  command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)")->check(number_at_least(0));
+  command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)")->check(number_at_least(0));
   command->callback([args, &exit_code] { exit_code = run_eval(*args); });
   return command;
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/options.h"
 #include "judge/build_cache.h"
 #include "report/export.h"
@@ -73,15 +74,15 @@ int run_export(const ExportArguments& args) {
 CLI::App* add_export_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ExportArguments>();
   auto* command = app.add_subcommand("export", "Export a run's best kernel: a self-contained source, or a SOL-ExecBench solution.json");
-  command->add_option("--run", args->run_id, "The run (its id in the store)")->required()->check(CLI::PositiveNumber);
-  command->add_option("--candidate", args->candidate_id, "Export this candidate of the run instead of its best")->check(CLI::PositiveNumber);
+  command->add_option("--run", args->run_id, "The run (its id in the store)")->required()->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
+  command->add_option("--candidate", args->candidate_id, "Export this candidate of the run instead of its best")->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
   command
       ->add_option("--format", args->format,
                    "source (.cpp for a CPU run, .cu for a CUDA run; cpp and cu also accepted), or solution-json (SOL-ExecBench, CUDA runs)")
-      ->check(CLI::IsMember({"source", "cpp", "cu", "solution-json"}))
+      ->check(one_of({"source", "cpp", "cu", "solution-json"}))
       ->capture_default_str();
   command->add_option("--target", args->targets, "solution.json's target hardware: LOCAL, B200 (repeatable)")
-      ->check(CLI::IsMember({"LOCAL", "B200"}))
+      ->check(one_of({"LOCAL", "B200"}))
       ->delimiter(',')
       ->capture_default_str();
   command->add_option("-o,--output", args->output, "Write the file here (atomically) instead of to stdout");

@@ -11,6 +11,7 @@
 #include "brains/brains.h"
 #include "brains/llm_brain.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/options.h"
 #include "engine/run.h"
 #include "judge/build_cache.h"
@@ -251,30 +252,34 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArguments>();
   auto* command = app.add_subcommand("run", "Make a task's kernel faster with a team of agents; every candidate judged and recorded");
   auto* task_option = command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)");
-  auto* resume_option = command->add_option("--resume", args->resume, "Continue run RUN_ID of the store where it stopped (its own settings)");
+  auto* resume_option = command->add_option("--resume", args->resume, "Continue run RUN_ID of the store where it stopped (its own settings)")
+                            ->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
   task_option->excludes(resume_option);
-  command->add_option("--device", args->device, "cpu or cuda:N")->envname("KERNELARC_DEVICE")->capture_default_str();
+  command->add_option("--device", args->device, "cpu or cuda:N")->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_option("--template", args->template_name, "The template to search (default: the first with knobs for the device)");
-  command->add_option("--agents", args->agents, "Agents, each with a strategy")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--agents", args->agents, "Agents, each with a strategy")->check(whole_number(1))->capture_default_str();
   command->add_option("--strategies", args->strategies, "Comma-separated strategies dealt to the agents (default: those with knobs)");
-  command->add_option("--budget", args->budget, "Candidates to judge, the starting one included")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--budget", args->budget, "Candidates to judge, the starting one included")->check(whole_number(1))->capture_default_str();
   command->add_option("--time-limit", args->time_limit, "Stop after this long (600, 90s, 15m, 2h; 0: no limit)")->capture_default_str();
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
   command->add_option("--brain", args->brain, "search (the built-in knob search), random (uniform samples, a control) or llm (language models)")
+      ->check(one_of({"search", "random", "llm"}))
       ->capture_default_str();
-  auto* extensions_option = command->add_option("--extensions", args->extensions, kExtensionsHelp)->check(CLI::ExistingFile);
+  auto* extensions_option = command->add_option("--extensions", args->extensions, kExtensionsHelp)->check(existing_file());
   extensions_option->excludes(resume_option);
   command->add_option("--reference", args->reference,
                       "auto (a native reference, else the PyTorch one), native, or python (the task's PyTorch reference through "
                       "python/kernelarc_oracle.py): what candidates are checked against; a resumed run keeps its own")
-      ->check(CLI::IsMember({"auto", "native", "python"}))
+      ->check(one_of({"auto", "native", "python"}))
       ->capture_default_str();
   command->add_option("--llm-config", args->llm_config, "--brain llm: the team's endpoints, models and prices (JSON; docs/LLM.md)");
   command->add_option("--model", args->model, "--brain llm: the model every agent asks");
   command->add_option("--endpoint", args->endpoint, "--brain llm: its base URL (OpenAI: http://host:8000/v1; Anthropic: https://api.anthropic.com)");
-  command->add_option("--protocol", args->protocol, "--brain llm: openai (chat completions) or anthropic (Messages)")->capture_default_str();
+  command->add_option("--protocol", args->protocol, "--brain llm: openai (chat completions) or anthropic (Messages)")
+      ->check(one_of({"openai", "anthropic"}))
+      ->capture_default_str();
   command->add_option("--api-key-env", args->api_key_env, "--brain llm: the environment variable that holds the key (never stored)");
-  command->add_option("--max-cost", args->max_cost, "--brain llm: stop once the models cost this many US dollars")->check(CLI::NonNegativeNumber);
+  command->add_option("--max-cost", args->max_cost, "--brain llm: stop once the models cost this many US dollars")->check(number_at_least(0));
   command->add_option("--seed", args->seed, "Seed of the agents")->envname("KERNELARC_SEED")->capture_default_str();
   command->add_option("--judge-seed", args->judge_seed,
                       "Seed of the judge's inputs (default: a fresh secret one per run, recorded in the store, so answers recorded in "
@@ -289,15 +294,15 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
       ->excludes(baseline_file);
   command->add_flag("--json", args->json_output, "Print the summary as JSON");
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
-  command->add_option("--rounds", args->rounds, "Correctness rounds per workload (default: 2 on the CPU, 5 on a GPU)")->check(CLI::PositiveNumber);
-  command->add_option("--warmup", args->warmup, "Untimed calls before timing (default: 1 on the CPU, 5 on a GPU)")->check(CLI::NonNegativeNumber);
-  command->add_option("--iterations", args->iterations, "Timed calls per workload (default: 5 on the CPU, 20 on a GPU)")->check(CLI::PositiveNumber);
+  command->add_option("--rounds", args->rounds, "Correctness rounds per workload (default: 2 on the CPU, 5 on a GPU)")->check(whole_number(1));
+  command->add_option("--warmup", args->warmup, "Untimed calls before timing (default: 1 on the CPU, 5 on a GPU)")->check(whole_number(0));
+  command->add_option("--iterations", args->iterations, "Timed calls per workload (default: 5 on the CPU, 20 on a GPU)")->check(whole_number(1));
   command->add_option("--rechecks", args->rechecks, "Timed calls whose outputs are checked again (default: 1 on the CPU, 5 on a GPU)")
-      ->check(CLI::NonNegativeNumber);
-  command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->capture_default_str();
-  command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->capture_default_str();
-  command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)");
-  command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)");
+      ->check(whole_number(0));
+  command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->check(whole_number(1))->capture_default_str();
+  command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->check(number_at_least(0))->capture_default_str();
+  command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)")->check(number_at_least(0));
+  command->add_option("--cpu-gflops", args->peaks.gflops, "CPU peak fp32 GFLOP/s (default: calibrated)")->check(number_at_least(0));
   command->parse_complete_callback([args, task_option, resume_option] {
     if (task_option->count() == 0 && resume_option->count() == 0) throw CLI::RequiredError("TASK or --resume RUN_ID");
   });

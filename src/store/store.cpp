@@ -285,9 +285,17 @@ Store& Store::operator=(Store&& other) noexcept {
 
 Store::~Store() { sqlite3_close_v2(db_); }
 
-Store Store::open(const fs::path& file) {
+Store Store::open(const fs::path& file) { return open_with(file, true); }
+
+Store Store::open_existing(const fs::path& file) {
+  std::error_code error;
+  if (!fs::is_regular_file(file, error)) throw StoreError(fmt::format("open {}: there is no run store there", file.string()));
+  return open_with(file, false);
+}
+
+Store Store::open_with(const fs::path& file, bool create) {
   const std::string operation = fmt::format("open {}", file.string());
-  if (file.has_parent_path()) {
+  if (create && file.has_parent_path()) {
     std::error_code error;
     fs::create_directories(file.parent_path(), error);
     if (error) {
@@ -297,8 +305,7 @@ Store Store::open(const fs::path& file) {
   }
 
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                                 nullptr);
+  const int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), nullptr);
   Store store(db);  // owns the handle even when opening failed
   if (rc != SQLITE_OK) {
     if (db == nullptr) throw StoreError(fmt::format("{}: {}", operation, sqlite3_errstr(rc)));
@@ -416,6 +423,12 @@ void Store::finish_run(std::int64_t run_id, std::string_view status,
   if (sqlite3_changes(db_) == 0) {
     throw StoreError(fmt::format("finish_run: no run with id {}", run_id));
   }
+}
+
+void Store::reopen_run(std::int64_t run_id) {
+  Statement update(db_, "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?", "reopen_run");
+  update.bind(run_id).run();
+  if (sqlite3_changes(db_) == 0) throw StoreError(fmt::format("reopen_run: no run with id {}", run_id));
 }
 
 std::int64_t Store::add_candidate(const CandidateRecord& candidate) {

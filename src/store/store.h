@@ -103,6 +103,9 @@ class Store {
   // transaction. Throws StoreError for a file that is not a SQLite database or
   // whose schema is newer than kSchemaVersion.
   static Store open(const std::filesystem::path& file);
+  // As open, for a store that must exist already (a read, a resume): never creates a file or a folder; throws
+  // StoreError naming the path when there is none.
+  static Store open_existing(const std::filesystem::path& file);
 
   Store(Store&& other) noexcept;
   Store& operator=(Store&& other) noexcept;
@@ -119,6 +122,8 @@ class Store {
   std::int64_t begin_run(const RunRecord& run);
   // Sets status, summary and finished_at; throws if the run does not exist.
   void finish_run(std::int64_t run_id, std::string_view status, std::string_view summary_json);
+  // A stopped run taken up again: status "running", no finished_at; throws if the run does not exist.
+  void reopen_run(std::int64_t run_id);
   std::int64_t add_candidate(const CandidateRecord& candidate);
   // Stores the verdict and its samples atomically; samples must be finite.
   std::int64_t add_verdict(const VerdictRecord& verdict);
@@ -144,6 +149,7 @@ class Store {
 
  private:
   explicit Store(sqlite3* db) noexcept;
+  static Store open_with(const std::filesystem::path& file, bool create);
   void execute(const char* sql, std::string_view operation) const;
   void migrate(std::string_view operation);
   void begin_transaction();

@@ -1,6 +1,7 @@
 #include "task/task.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/closest_name.h"
 #include "common/hash.h"
 
 namespace kernelarc::task {
@@ -45,6 +47,16 @@ class Node {
   [[noreturn]] void fail(const std::string& problem) const { throw TaskError(file_, path_, problem); }
 
   const json& raw() const { return value_; }
+
+  // A field this object may not have is a typo more often than not: "helt_out" silently ignored made a held-out
+  // workload visible. The message names the closest known field.
+  void allow_only(const std::vector<std::string>& known) const {
+    if (!value_.is_object()) return;
+    for (const auto& item : value_.items())
+      if (std::find(known.begin(), known.end(), item.key()) == known.end())
+        Node(item.value(), file_, child_path(item.key()))
+            .fail(fmt::format("unknown field{}; the fields here are {}", common::did_you_mean(item.key(), known), fmt::join(known, ", ")));
+  }
   const std::string& path() const { return path_; }
   const fs::path& file() const { return file_; }
 
@@ -147,6 +159,7 @@ std::vector<Axis> parse_axes(const Node& node) {
   for (const auto& [name, _] : node.object().items()) {
     const Node spec = node.at(name);
     if (!is_identifier(name)) spec.fail("expected an axis name that is an identifier");
+    spec.allow_only({"type", "value", "expression", "description"});
     Axis axis;
     axis.name = name;
     axis.description = spec.string_or("description", "");
@@ -173,6 +186,7 @@ std::vector<TensorSpec> parse_tensors(const Node& node, const std::set<std::stri
   for (const auto& [name, _] : node.object().items()) {
     const Node spec = node.at(name);
     if (!is_identifier(name)) spec.fail("expected a tensor name that is an identifier");
+    spec.allow_only({"shape", "dtype", "description"});
     TensorSpec tensor;
     tensor.name = name;
     tensor.description = spec.string_or("description", "");
@@ -196,6 +210,7 @@ std::vector<TensorSpec> parse_tensors(const Node& node, const std::set<std::stri
 }
 
 Knob parse_knob(const Node& node) {
+  node.allow_only({"name", "values", "strategy", "description"});
   Knob knob;
   knob.name = node.at("name").string();
   if (!is_identifier(knob.name)) node.at("name").fail("expected an identifier");
@@ -215,6 +230,7 @@ Knob parse_knob(const Node& node) {
 }
 
 Template parse_template(const Node& node, const fs::path& directory) {
+  node.allow_only({"name", "source", "device", "form", "knobs", "constraints", "launch"});
   Template tmpl;
   tmpl.name = node.at("name").string();
   tmpl.source = inside_directory(node.at("source"), directory);
@@ -236,6 +252,7 @@ Template parse_template(const Node& node, const fs::path& directory) {
     for (std::size_t i = 0; i < constraints->array_size(); ++i)
       tmpl.constraints.push_back(constraints->index(i).expression());
   if (auto launch = node.find("launch")) {
+    launch->allow_only({"grid", "block", "shared_bytes", "kernel"});
     LaunchGeometry geometry;
     for (const char* key : {"grid", "block"}) {
       const Node dims = launch->at(key);
@@ -254,7 +271,9 @@ Template parse_template(const Node& node, const fs::path& directory) {
 
 void parse_extensions(const Node& node, const fs::path& directory, Definition& definition,
                       std::vector<std::string>& held_out_uuids, std::optional<fs::path>& held_out_file) {
+  node.allow_only({"roofline", "native_reference", "templates", "forbid", "cflags", "held_out"});
   if (auto roofline = node.find("roofline")) {
+    roofline->allow_only({"flops", "bytes", "math"});
     if (auto flops = roofline->find("flops")) definition.roofline.flops = flops->expression();
     if (auto bytes = roofline->find("bytes")) definition.roofline.bytes = bytes->expression();
     definition.roofline.math = roofline->string_or("math", "fp32");
@@ -293,6 +312,8 @@ void check_roofline_axes(const Definition& definition, const Node& extensions) {
 
 Definition parse_definition(const Node& root, const fs::path& directory, std::vector<std::string>& held_out_uuids,
                             std::optional<fs::path>& held_out_file) {
+  root.allow_only({"name", "op_type", "description", "hf_id", "tags", "axes", "constraints", "inputs", "outputs", "reference",
+                   "custom_inputs_entrypoint", "kernelarc"});
   Definition definition;
   definition.name = root.at("name").string();
   if (definition.name.empty()) root.at("name").fail("expected a non-empty name");
@@ -338,6 +359,7 @@ Definition parse_definition(const Node& root, const fs::path& directory, std::ve
 }
 
 Tolerance parse_tolerance(const Node& node) {
+  node.allow_only({"max_atol", "max_rtol", "required_matched_ratio", "max_error_cap", "allow_negative_inf"});
   Tolerance tolerance;
   if (auto v = node.find("max_atol")) tolerance.max_atol = v->number();
   if (auto v = node.find("max_rtol")) tolerance.max_rtol = v->number();
@@ -351,6 +373,7 @@ Tolerance parse_tolerance(const Node& node) {
 }
 
 Workload parse_workload(const Node& node, const Definition& definition, const fs::path& directory) {
+  node.allow_only({"uuid", "axes", "inputs", "tolerance"});
   Workload workload;
   workload.uuid = node.at("uuid").string();
   if (workload.uuid.empty()) node.at("uuid").fail("expected a non-empty uuid");
@@ -374,6 +397,7 @@ Workload parse_workload(const Node& node, const Definition& definition, const fs
       const Node spec = inputs->at(name);
       if (std::none_of(definition.inputs.begin(), definition.inputs.end(), [&](const TensorSpec& t) { return t.name == name; }))
         spec.fail("is not an input of the definition");
+      spec.allow_only({"type", "value", "path", "tensor_key"});
       InputSource source;
       const std::string type = spec.at("type").string();
       if (type == "random") {

@@ -147,6 +147,7 @@ KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   const float* x = static_cast<const float*>(inputs[0]->data);
   float* y = static_cast<float*>(outputs[0]->data);
   const std::int64_t rows = inputs[0]->shape[0], cols = inputs[0]->shape[1];
+  if (rows == 0) return 0;  // an empty batch: nothing to write (and no thread to share it among)
   // A thread costs tens of microseconds to start: below this many elements per thread one thread is faster.
   constexpr std::int64_t kElementsPerThread = 1 << 16;
   const std::int64_t threads = smaller<std::int64_t>(smaller<std::int64_t>(THREADS, rows), larger<std::int64_t>(1, rows * cols / kElementsPerThread));
