@@ -80,4 +80,12 @@ const char* CompilerSandbox::enter() const noexcept {
   return nullptr;
 }
 
+common::CommandResult CompilerSandbox::run(const std::vector<std::string>& command, std::chrono::milliseconds timeout) const {
+  common::CommandOptions options;
+  options.timeout = timeout;
+  options.environment = environment_;
+  options.before_exec = [this] { return enter(); };
+  return common::run_command(command, options);
+}
+
 }  // namespace kernelarc::judge

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/subprocess.h"
 #include "judge/sandbox_walls.h"
 
 namespace kernelarc::judge {
@@ -24,12 +25,12 @@ class CompilerSandbox {
   // only place it writes, and where its temporary files go.
   CompilerSandbox(const std::vector<std::string>& read_only, const std::filesystem::path& build_folder);
 
-  // The compiler's whole environment.
-  const std::vector<std::string>& environment() const { return environment_; }
   // Raised in the child between fork and exec, with system calls only: null, or the wall that failed (errno set).
   const char* enter() const noexcept;
   // {"active": [...], "unavailable": [...]}
   const nlohmann::json& report() const { return report_; }
+  // The command run inside these walls, with their environment.
+  common::CommandResult run(const std::vector<std::string>& command, std::chrono::milliseconds timeout) const;
 
  private:
   LandlockRuleset filesystem_;

@@ -147,11 +147,7 @@ BuildResult CpuCompiler::build(const BuildRequest& request) const {
   read_only.push_back(cache.abi_include_directory().string());
   const CompilerSandbox sandbox(read_only, work);
   result.sandbox = sandbox.report();
-  common::CommandOptions run;
-  run.timeout = options_.timeout;
-  run.environment = sandbox.environment();
-  run.before_exec = [&sandbox] { return sandbox.enter(); };
-  const auto compiled = common::run_command(result.command, run);
+  const auto compiled = sandbox.run(result.command, options_.timeout);
   if (compiled.ok()) {
     cache.publish(work / "candidate.so", result.library);
     result.ok = true;

@@ -132,11 +132,7 @@ BuildResult CudaCompiler::build_library(const CudaBuildRequest& request) const {
   if (const fs::path real = fs::canonical(options_.toolkit, unresolved); !unresolved) read_only.push_back(real.string());
   const CompilerSandbox sandbox(read_only, work);
   result.sandbox = sandbox.report();
-  common::CommandOptions run;
-  run.timeout = options_.timeout;
-  run.environment = sandbox.environment();
-  run.before_exec = [&sandbox] { return sandbox.enter(); };
-  const auto compiled = common::run_command(result.command, run);
+  const auto compiled = sandbox.run(result.command, options_.timeout);
   if (compiled.ok()) {
     result.resources = to_json(parse_ptxas_report(compiled.output));
     write_file_atomically(work / "resources.json", result.resources.dump());
