@@ -170,9 +170,8 @@ void print_table(const task::Task& task, const judge::CandidateVerdict& verdict,
   fmt::print("; judged in {:.1f} s\n", verdict.judge_seconds);
 }
 
-void record(const fs::path& store_path, const task::Task& task, const EvalArguments& args, const judge::Judge& judge,
+void record(store::Store& store, const task::Task& task, const EvalArguments& args, const judge::Judge& judge,
             const judge::CandidateSource& source, const judge::CandidateVerdict& verdict, std::int64_t& run_id) {
-  auto store = store::Store::open(store_path);
   store.transaction([&] {
     const auto task_id = store.upsert_task({0, task.definition.name, task.directory.string(), task.content_hash, task.definition_json});
     json config = {{"rounds", args.rounds}, {"warmup", args.warmup}, {"iterations", args.iterations},
@@ -205,6 +204,8 @@ int run_eval(const EvalArguments& args) {
   const std::string device_text = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
   task::Task task;
   judge::CandidateSource source;
+  std::optional<store::Store> store;
+  const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
   try {
     task = load_task_argument(args.task, args.extensions);
     if (!args.workloads.empty()) {
@@ -217,6 +218,7 @@ int run_eval(const EvalArguments& args) {
       task.workloads = std::move(chosen);
     }
     source = candidate_source(task, args);
+    store.emplace(open_store_for_writing(args.store));  // before minutes of judging, not after
   } catch (const std::exception& error) {
     fmt::print(stderr, "kernelarc eval: {}\n", error.what());
     return kExitUsage;
@@ -267,8 +269,12 @@ int run_eval(const EvalArguments& args) {
     }
     const auto verdict = judge.evaluate(source, progress);
     std::int64_t run_id = 0;
-    const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
-    record(store_path, task, args, judge, source, verdict, run_id);
+    std::string store_error;  // the results are printed all the same
+    try {
+      record(*store, task, args, judge, source, verdict, run_id);
+    } catch (const std::exception& error) {
+      store_error = error.what();
+    }
     if (args.json_output) {
       json out = {{"task", task.definition.name}, {"candidate", source.name}, {"device", args.device},
                   {"peaks", {{"name", peaks.name}, {"source", peaks.source}, {"bytes_per_second", peaks.bytes_per_second},
@@ -276,18 +282,23 @@ int run_eval(const EvalArguments& args) {
                   {"seed", std::to_string(judge.seed())}, {"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds},
                   {"worker_restarts", verdict.worker_restarts}, {"reused_rounds", verdict.reused_rounds},
                   {"phase_seconds", verdict.phase_seconds}, {"sandbox", verdict.sandbox},
-                  {"store", store_path.string()}, {"run_id", run_id},
+                  {"store", store_path.string()}, {"run_id", run_id > 0 ? json(run_id) : json()},
                   {"build", {{"ok", verdict.build.ok}, {"cache_hit", verdict.build.cache_hit}, {"seconds", verdict.build.seconds},
                              {"cache_key", verdict.build.cache_key}, {"diagnostics", verdict.build.diagnostics}}},
                   {"workloads", json::array()}};
       if (auto mean = verdict.mean_score()) out["mean_score"] = *mean;
       for (const auto& row : verdict.workloads) out["workloads"].push_back(engine::workload_json(row));
+      if (!store_error.empty()) out["store_error"] = store_error;
       std::cout << out.dump(2) << std::endl;
     } else {
       print_table(task, verdict, peaks);
       for (const auto& row : verdict.workloads)
         for (const auto& warning : row.warnings) fmt::print("warning: {}\n", warning);
-      fmt::print("recorded as run {} in {}\n", run_id, store_path.string());
+      if (store_error.empty()) fmt::print("recorded as run {} in {}\n", run_id, store_path.string());
+    }
+    if (!store_error.empty()) {
+      fmt::print(stderr, "kernelarc eval: the results above were not recorded in {}: {}\n", store_path.string(), store_error);
+      return kExitStore;
     }
     return verdict.passed() ? kExitOk : kExitFailed;
   } catch (const std::exception& error) {

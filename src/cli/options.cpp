@@ -53,6 +53,20 @@ fs::path default_store_path() {
   return "kernelarc-runs.db";
 }
 
+store::Store open_store_for_writing(const std::string& given) {
+  const fs::path path = given.empty() ? default_store_path() : fs::path(given);
+  if (!given.empty() && path.has_parent_path() && !fs::is_directory(path.parent_path()))
+    throw std::runtime_error(fmt::format("cannot use the store {}: the folder {} does not exist (create it, or give another --store)", path.string(),
+                                         path.parent_path().string()));
+  try {
+    auto store = store::Store::open(path);
+    store.transaction([] {});  // a write lock taken and given back: a read-only file fails here, not after the work
+    return store;
+  } catch (const store::StoreError& error) {
+    throw std::runtime_error(fmt::format("cannot use the store {}: {}", path.string(), error.what()));
+  }
+}
+
 task::DevicePeaks cpu_device_peaks(const judge::CpuCompiler& compiler, const judge::CompilerOptions& options,
                                    const CpuPeakOverrides& overrides) {
   const fs::path cache = options.cache_directory.empty() ? judge::default_cache_directory() : options.cache_directory;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "judge/cpu_compiler.h"
+#include "store/store.h"
 #include "task/roofline.h"
 #include "task/task.h"
 
@@ -25,6 +26,11 @@ task::Task load_task_argument(const std::string& argument, const std::string& ex
 
 // $KERNELARC_STORE, else $XDG_DATA_HOME/kernelarc/runs.db, else ~/.local/share/kernelarc/runs.db.
 std::filesystem::path default_store_path();
+
+// The store a command writes, checked before any work: the path given (else the default, whose folders are made),
+// opened and written to once. Throws std::runtime_error saying why it cannot be used: a folder that does not exist
+// (a typo is likelier than a wish for new folders), a file that cannot be written.
+store::Store open_store_for_writing(const std::string& given);
 
 struct CpuPeakOverrides {
   double bandwidth_gbps = 0;  // 0: not given
@@ -60,5 +66,6 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a candidate failed a check
 inline constexpr int kExitUsage = 2;   // bad input: unknown task, malformed file, unsupported device
 inline constexpr int kExitStore = 3;   // the run store could not be written (a full disk): the run stopped, resumable
+inline constexpr int kExitInterrupted = 130;  // Ctrl-C or SIGTERM: the run stopped cleanly, resumable
 
 }  // namespace kernelarc::cli

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -31,6 +35,7 @@ namespace {
 struct RunArguments {
   std::string task;
   std::int64_t resume = 0;
+  bool budget_given = false;  // with --resume: the run's new budget
   std::string device = "cpu";
   std::string template_name;
   int agents = 4;
@@ -58,6 +63,25 @@ struct RunArguments {
   double plateau_gain = 0.02;
   CpuPeakOverrides peaks;
 };
+
+std::atomic<bool> stop_requested{false};
+
+// The first Ctrl-C or SIGTERM asks the run to stop after the candidate being judged; the handler then resets itself
+// (SA_RESETHAND), so a second one ends the process at once (the run stays resumable).
+void request_stop(int) {
+  stop_requested = true;
+  constexpr char kSaid[] = "\nkernelarc run: stopping after the candidate being judged (Ctrl-C again to stop at once)\n";
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+}
+
+void stop_on_signals() {
+  struct sigaction action{};
+  action.sa_handler = request_stop;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 // "90", "90s", "15m", "2h" -> seconds.
 std::chrono::seconds parse_duration(const std::string& text) {
@@ -141,7 +165,17 @@ int run_command(const RunArguments& args) {
   std::optional<store::Store> store;
   engine::BrainFactory brains;
   try {
-    store.emplace(store::Store::open(store_path));
+    if (args.resume > 0) {
+      // A resume reads a store that exists: it never makes an empty one to say there is no such run.
+      try {
+        store.emplace(store::Store::open_existing(store_path));
+      } catch (const store::StoreError&) {
+        throw std::runtime_error(fmt::format("there is no run store at {}, so no run {} to resume (give --store, or set KERNELARC_STORE)",
+                                             store_path.string(), args.resume));
+      }
+    } else {
+      store.emplace(open_store_for_writing(args.store));
+    }
     if (args.resume > 0) {
       // The run's own settings and task, from the store: only the judge's protocol comes from this command line.
       const auto record = store->run(args.resume);
@@ -215,9 +249,11 @@ int run_command(const RunArguments& args) {
     // On a GPU the compilers take the host's cores while the device is timed; on the CPU they would disturb the timing.
     if (!on_cpu) run.build_ahead([&judge](const judge::CandidateSource& source) { judge.build(source); });
     if (!args.quiet) run.on_snapshot([&](const engine::RunSummary& so_far, int budget) { display.update(so_far, budget); });
+    run.stop_when([] { return stop_requested.load(); });
+    stop_on_signals();
     engine::RunSummary summary;
     try {
-      summary = args.resume > 0 ? run.resume(args.resume) : run.execute();
+      summary = args.resume > 0 ? run.resume(args.resume, args.budget_given ? std::optional(args.budget) : std::nullopt) : run.execute();
     } catch (const store::StoreError& error) {
       // A full disk mid-run: each candidate is written in one transaction, so what was recorded is whole.
       display.line(fmt::format("kernelarc run: the run store {} could not be written: {}", store_path.string(), error.what()));
@@ -239,6 +275,11 @@ int run_command(const RunArguments& args) {
       fmt::print("  recorded as run {} in {} (kernelarc export --run {} writes its best kernel)\n", summary.run_id, store_path.string(),
                  summary.run_id);
     }
+    if (stop_requested) {
+      fmt::print(stderr, "kernelarc run: run {} interrupted after {} candidates; continue it with: kernelarc run --resume {} --store {}\n",
+                 summary.run_id, summary.judged, summary.run_id, store_path.string());
+      return kExitInterrupted;
+    }
     return summary.best ? kExitOk : kExitFailed;
   } catch (const std::exception& error) {
     fmt::print(stderr, "kernelarc run: {}\n", error.what());
@@ -259,7 +300,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--template", args->template_name, "The template to search (default: the first with knobs for the device)");
   command->add_option("--agents", args->agents, "Agents, each with a strategy")->check(whole_number(1))->capture_default_str();
   command->add_option("--strategies", args->strategies, "Comma-separated strategies dealt to the agents (default: those with knobs)");
-  command->add_option("--budget", args->budget, "Candidates to judge, the starting one included")->check(whole_number(1))->capture_default_str();
+  command->add_option("--budget", args->budget, "Candidates to judge, the starting one included (with --resume: the run's new budget, to give a finished run more)")->check(whole_number(1))->capture_default_str();
   command->add_option("--time-limit", args->time_limit, "Stop after this long (600, 90s, 15m, 2h; 0: no limit)")->capture_default_str();
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
   command->add_option("--brain", args->brain, "search (the built-in knob search), random (uniform samples, a control) or llm (language models)")
@@ -306,7 +347,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->parse_complete_callback([args, task_option, resume_option] {
     if (task_option->count() == 0 && resume_option->count() == 0) throw CLI::RequiredError("TASK or --resume RUN_ID");
   });
-  command->callback([args, &exit_code] { exit_code = run_command(*args); });
+  command->callback([args, &exit_code, command] {
+    args->budget_given = command->get_option("--budget")->count() > 0;
+    exit_code = run_command(*args);
+  });
   return command;
 }
 

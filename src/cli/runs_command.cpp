@@ -27,14 +27,16 @@ struct RunsArguments {
 };
 
 // One row: what a user looks for to pick a run to resume, export or compare.
-json row_of(const store::RunRecord& run, const std::string& task) {
+json row_of(const store::Store& store, const store::RunRecord& run, const std::string& task) {
   const json summary = json::parse(run.summary_json, nullptr, false);
   const json config = json::parse(run.config_json, nullptr, false);
   json row = {{"id", run.id}, {"kind", run.kind}, {"task", task}, {"device", run.device}, {"status", run.status},
               {"started_at", run.started_at}, {"finished_at", run.finished_at.empty() ? json() : json(run.finished_at)}};
   if (run.kind == "run") {
-    row["judged"] = summary.is_object() ? summary.value("judged", json()) : json();
-    row["budget"] = config.is_object() ? config.value("budget", json()) : json();
+    // A run still going (or killed) has no summary yet: its candidates say how far it got.
+    row["judged"] = summary.is_object() && summary.contains("judged") ? summary.at("judged") : json(store.candidates(run.id).size());
+    // A resumed run may have been given a larger budget: the one it finished with is in its summary.
+    row["budget"] = summary.is_object() && summary.contains("budget") ? summary.at("budget") : config.is_object() ? config.value("budget", json()) : json();
     row["start_ns"] = summary.is_object() ? summary.value("start_ns", json()) : json();
     row["best_ns"] = summary.is_object() ? summary.value("best_ns", json()) : json();
     row["best_candidate"] = summary.is_object() ? summary.value("best_candidate", json()) : json();
@@ -75,7 +77,7 @@ int list_runs(const RunsArguments& args) {
       if ((!args.task.empty() && task != args.task) || (!args.status.empty() && run.status != args.status) ||
           (!args.kind.empty() && run.kind != args.kind))
         continue;
-      rows.push_back(row_of(run, task));
+      rows.push_back(row_of(store, run, task));
       if (args.limit > 0 && rows.size() >= args.limit) break;
     }
     if (args.format == "json") {

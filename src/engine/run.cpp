@@ -338,7 +338,7 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
     summary.best = *best;
     summary.best_knobs = st.knobs_of[static_cast<std::size_t>(best->candidate_id)];
   }
-  const json result = {{"stop_reason", reason}, {"judged", summary.judged}, {"promotions", summary.promotions},
+  const json result = {{"stop_reason", reason}, {"judged", summary.judged}, {"budget", options_.budget}, {"promotions", summary.promotions},
                        {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
                        {"best_ns", summary.best ? json(summary.best->time_ns) : json()},
                        {"best_candidate", summary.best ? json(st.store_id_of[static_cast<std::size_t>(summary.best->candidate_id)]) : json()},
@@ -387,10 +387,12 @@ RunSummary Run::execute() {
   return loop();
 }
 
-RunSummary Run::resume(std::int64_t run_id) {
+RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
   const auto record = store_.run(run_id);
   if (!record || record->kind != "run") throw std::runtime_error(fmt::format("the store has no run {}", run_id));
-  if (record->status != "running") throw std::runtime_error(fmt::format("run {} is already {}", run_id, record->status));
+  if (record->status == "failed") throw std::runtime_error(fmt::format("run {} failed (its starting candidate failed): start a new run", run_id));
+  if (record->status == "finished" && !new_budget)
+    throw std::runtime_error(fmt::format("run {} is finished; give it a larger --budget to go on (kernelarc run --resume {} --budget N)", run_id, run_id));
   run_id_ = run_id;
   choose_template();
   state_ = std::make_unique<State>(options_);
@@ -413,6 +415,8 @@ RunSummary Run::resume(std::int64_t run_id) {
       strategies = payload.at("config").at("strategies").get<std::vector<std::string>>();
     } else if (e.kind == "run_resumed") {
       ++resumes;
+    } else if (e.kind == "budget_extended") {
+      options_.budget = payload.at("to").get<int>();
     } else if (e.kind == "plateau") {
       ++st.summary.plateaus;
       st.since_plateau = payload.at("history_size").get<std::size_t>();
@@ -459,6 +463,14 @@ RunSummary Run::resume(std::int64_t run_id) {
     status.usage = spent[status.name];
     status.failed_proposals = failed[status.name];
   }
+  if (new_budget && *new_budget != options_.budget) {
+    if (*new_budget <= st.summary.judged)
+      throw std::runtime_error(fmt::format("run {} has judged {} candidates already: --budget must be more than that to go on", run_id,
+                                           st.summary.judged));
+    event("budget_extended", {{"from", options_.budget}, {"to", *new_budget}});
+    options_.budget = *new_budget;
+  }
+  if (record->status != "running") store_.reopen_run(run_id);
   event("run_resumed", {{"judged", st.summary.judged}, {"promotions", st.summary.promotions}});
   if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
   if (st.summary.judged == 0) {  // killed before its starting candidate was recorded: judge it now
@@ -666,6 +678,7 @@ RunSummary Run::loop() {
   State& st = *state_;
   if (build_ahead_ && !pool_) pool_ = std::make_unique<CompilePool>(build_ahead_, build_threads_);
   for (;;) {
+    if (stop_requested_ && stop_requested_()) return finish("interrupted", fmt::format("interrupted after {} of {} candidates", st.summary.judged, options_.budget));
     if (st.summary.judged >= options_.budget) return finish("finished", fmt::format("budget of {} candidates spent", options_.budget));
     if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= options_.time_limit)
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));

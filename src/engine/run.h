@@ -98,12 +98,16 @@ class Run {
   void build_ahead(BuildFunction build, unsigned threads = 0);
   // Called with the state of the run after each judged candidate and each plateau. Call before execute or resume.
   void on_snapshot(SnapshotCallback callback) { snapshot_ = std::move(callback); }
+  // Asked before each candidate: true stops the run there, recorded as "interrupted" (resumable). The caller decides
+  // why (a signal, a deadline of its own); the engine knows nothing of signals.
+  void stop_when(std::function<bool()> requested) { stop_requested_ = std::move(requested); }
   // A new run, recorded in the store from its first step.
   RunSummary execute();
   // Continues run `run_id` of the store where it stopped (a killed orchestrator): every judged candidate, decision,
   // conclusion and plateau is read back; the agents go on with fresh seeds. `options` must be the run's own
-  // (run_options_from_store gives them).
-  RunSummary resume(std::int64_t run_id);
+  // (run_options_from_store gives them). A run that was interrupted goes on; one that finished goes on only with a
+  // `new_budget` above the candidates it judged (an event records the change, so a later resume keeps it).
+  RunSummary resume(std::int64_t run_id, std::optional<int> new_budget = std::nullopt);
   // The run's id in the store once execute() or resume() has started it (0 before).
   std::int64_t id() const { return run_id_; }
 
@@ -150,6 +154,7 @@ class Run {
   store::Store& store_;
   ProgressCallback progress_;
   SnapshotCallback snapshot_;
+  std::function<bool()> stop_requested_;
   BuildFunction build_ahead_;
   unsigned build_threads_ = 0;
   std::unique_ptr<CompilePool> pool_;  // made when the run starts; its destructor waits for the builds under way
