@@ -11,6 +11,7 @@
 #include "cli/option_checks.h"
 #include "cli/options.h"
 #include "common/closest_name.h"
+#include "common/units.h"
 #include "engine/recording.h"
 #include "judge/build_cache.h"
 #include "judge/judge.h"
@@ -51,10 +52,7 @@ struct EvalArguments {
   CpuPeakOverrides peaks;
 };
 
-std::string format_time(double ns) {
-  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
-  return fmt::format("{:.2f} us", ns / 1e3);
-}
+std::string format_time(double ns) { return common::format_time_ns(ns); }
 
 std::map<std::string, std::int64_t> parse_knobs(const std::vector<std::string>& items) {
   std::map<std::string, std::int64_t> knobs;

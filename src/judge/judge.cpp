@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "common/hash.h"
+#include "common/units.h"
 #include "common/parallel.h"
 #include "judge/baseline_cache.h"
 #include "judge/build_cache.h"
@@ -536,11 +537,17 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   reference_session.load = {{"op", "load"}, {oracle_ ? "python" : "library", reference_build_->library.string()}};
   const auto deadline = options_.call_timeout;
 
+  const auto workloads_started = std::chrono::steady_clock::now();
   for (const auto* workload : workloads) {
     WorkloadVerdict row;
     row.uuid = workload->uuid;
     row.held_out = workload->held_out;
-    say(fmt::format("workload {}{}", workload->uuid, workload->held_out ? " (held out)" : ""));
+    // Workloads done out of all, and the time left at the pace so far.
+    const std::size_t done = verdict.workloads.size();
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - workloads_started).count();
+    say(fmt::format("workload {}/{} {}{}{}", done + 1, workloads.size(), workload->uuid, workload->held_out ? " (held out)" : "",
+                    done == 0 ? "" : fmt::format(" ({} done in {}, about {} left)", done, common::format_duration_s(spent),
+                                                 common::format_duration_s(spent / static_cast<double>(done) * static_cast<double>(workloads.size() - done)))));
     const auto resolved = task::resolve_workload(task_, *workload);
     row.roofline = task::estimate_roofline(task_, resolved, peaks_);
     if (auto baseline = baselines_.find(workload->uuid); baseline != baselines_.end()) {
