@@ -253,6 +253,9 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   } else {
     lesson = fmt::format("{} is correct but {} (not faster beyond the noise)", hypothesis, common::effect_ratio(effect));
   }
+  std::vector<std::string> warnings = verdict.measurement_warnings;
+  if (again) warnings.insert(warnings.end(), again->measurement_warnings.begin(), again->measurement_warnings.end());
+  st.summary.measurement_warnings += !warnings.empty();
   // One transaction per candidate: a kill at any moment leaves all of it in the store or none of it.
   std::int64_t id = 0;
   store_.transaction([&] {
@@ -265,6 +268,9 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     if (!usage.empty()) payload["usage"] = usage_json(usage);
     payload["judge_seconds"] = verdict.judge_seconds + (again ? again->judge_seconds : 0.0);
     payload["phase_seconds"] = verdict.phase_seconds;  // of the first measurement
+    if (verdict.conditions_before && verdict.conditions_after)
+      payload["conditions"] = {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)}};
+    if (!warnings.empty()) payload["measurement_warnings"] = warnings;
     event("judged", payload);
     if (decision == Verdict::first) return;
     Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, outcome, effect, lesson, 0};
@@ -307,6 +313,7 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     if (measured.passed && incumbent_ns > 0) what += fmt::format(", {} than the incumbent", common::speed_ratio(incumbent_ns, measured.time_ns));
     progress_(fmt::format("  [{}/{}] candidate {} by {}: {} ({}{}) {}", st.summary.judged, options_.budget, id, proposer, verdict_name(decision),
                           what, second, source.name));
+    for (const auto& warning : warnings) progress_(fmt::format("    warning (candidate {}): {}", id, warning));
   }
   tell_snapshot();
   return decision;
@@ -480,6 +487,7 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
       st.tried.insert(knobs);
       st.knobs_of.push_back(knobs);
       st.store_id_of.push_back(payload.at("candidate").get<std::int64_t>());
+      st.summary.measurement_warnings += payload.contains("measurement_warnings");
       ++st.summary.judged;
     }
   }

@@ -82,6 +82,7 @@ struct RunSummary {
   std::vector<Agent> agents;
   std::vector<AgentStatus> agent_status;   // by agent, in agent order
   std::size_t board_size = 0;
+  int measurement_warnings = 0;            // candidates timed while the machine's load or the GPU's clock moved
   double elapsed_s = 0;                    // this process's share of the run (since execute or resume)
   ModelUsage usage() const;                // every agent's spend together
   // The start's time the speed-up is reported against: measured again at the end when it was, else the first.

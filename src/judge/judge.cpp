@@ -1039,6 +1039,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       std::optional<double> below_light_median_ns;  // the first measurement below the speed of light, if one was
       int unseen_compared = 0;  // calls on new inputs compared so far, over every measurement (each one slower, or it passed)
       double unseen_by_load = 1;  // the chance that load alone made every one of them slower
+      if (!verdict.conditions_before) verdict.conditions_before = read_machine_conditions(options_.device);
       const auto timing_loop = phases.measure("timing");
       for (int attempt = 1;; ++attempt) {
         std::vector<double> overhead{0.0};
@@ -1294,6 +1295,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   }
   verdict.worker_restarts = candidate_session.worker.restarts() - restarts_before;
   verdict.sandbox = candidate_session.sandbox_report;
+  if (verdict.conditions_before) {
+    verdict.conditions_after = read_machine_conditions(options_.device);
+    verdict.measurement_warnings = conditions_moved(*verdict.conditions_before, *verdict.conditions_after, std::thread::hardware_concurrency());
+    for (const auto& warning : verdict.measurement_warnings) say("  warning: " + warning);
+  }
   verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   verdict.phase_seconds = phases.seconds();
   return verdict;

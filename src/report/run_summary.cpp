@@ -41,6 +41,9 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
     out += "  no correct candidate\n";
   }
   out += fmt::format("  board: {} entries at the end\n", s.board_size);
+  if (s.measurement_warnings > 0)
+    out += fmt::format("  warning: {} candidate{} timed while the machine's load or the GPU's clock moved (the log and the store say which)\n",
+                       s.measurement_warnings, s.measurement_warnings == 1 ? " was" : "s were");
   if (s.sandbox.is_object()) {
     std::string walls;
     for (const auto& wall : s.sandbox.value("active", json::array())) walls += (walls.empty() ? "" : "; ") + wall.get<std::string>();
@@ -64,6 +67,7 @@ json summary_json(const engine::RunSummary& s) {
           {"plateaus", s.plateaus},
           {"elapsed_s", s.elapsed_s},
           {"board_size", s.board_size},
+          {"measurement_warnings", s.measurement_warnings},
           {"start_ns", s.start.time_ns},
           {"start_again_ns", s.start_again && s.start_again->passed ? json(s.start_again->time_ns) : json()},
           {"start_candidate", s.start_candidate},
