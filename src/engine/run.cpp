@@ -364,12 +364,17 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
     try {
       const auto again = judge_(source_for(st.knobs_of[1]));
       summary.start_again = measure(1, again);
-      event("start_measured_again", {{"candidate", summary.start_candidate}, {"measured", measured_json(*summary.start_again)},
-                                     {"first_ns", summary.start.time_ns}, {"judge_seconds", again.judge_seconds}});
+      json payload = {{"candidate", summary.start_candidate}, {"measured", measured_json(*summary.start_again)},
+                      {"first_ns", summary.start.time_ns}, {"judge_seconds", again.judge_seconds}};
+      if (!again.measurement_warnings.empty()) payload["measurement_warnings"] = again.measurement_warnings;
+      event("start_measured_again", payload);
+      for (const auto& warning : again.measurement_warnings)
+        if (progress_) progress_(fmt::format("    warning (the start again): {}", warning));
       if (progress_)
         progress_(summary.start_again->passed
-                      ? fmt::format("  the start now takes {} (first {}): the best is {} than it", common::format_time_ns(summary.start_again->time_ns),
-                                    common::format_time_ns(summary.start.time_ns), common::speed_ratio(summary.start_again->time_ns, summary.best->time_ns))
+                      ? fmt::format("  the start now takes {} (first {}): the best is {} than the faster of the two",
+                                    common::format_time_ns(summary.start_again->time_ns), common::format_time_ns(summary.start.time_ns),
+                                    common::speed_ratio(summary.start_ns(), summary.best->time_ns))
                       : fmt::format("  the start failed when judged again ({}): the speed-up is against its first time", summary.start_again->reason));
     } catch (const std::exception& error) {
       if (progress_) progress_(fmt::format("  the start could not be judged again ({}): the speed-up is against its first time", error.what()));

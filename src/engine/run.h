@@ -85,8 +85,11 @@ struct RunSummary {
   int measurement_warnings = 0;            // candidates timed while the machine's load or the GPU's clock moved
   double elapsed_s = 0;                    // this process's share of the run (since execute or resume)
   ModelUsage usage() const;                // every agent's spend together
-  // The start's time the speed-up is reported against: measured again at the end when it was, else the first.
-  double start_ns() const { return start_again && start_again->passed ? start_again->time_ns : start.time_ns; }
+  // The start's time the speed-up is reported against: the faster of its two measurements when it was judged again at the
+  // end (load only ever adds time, so a speed-up is never claimed that one of them does not support), else the first.
+  double start_ns() const {
+    return start_again && start_again->passed && start_again->time_ns < start.time_ns ? start_again->time_ns : start.time_ns;
+  }
   nlohmann::json sandbox;                  // the walls the candidates ran behind ({"active": [...], "unavailable": [...]}); null: none
 };
 

@@ -87,9 +87,11 @@ std::vector<std::string> LiveDisplay::block(const std::string& title, const engi
                                 total.tokens_out, total.cost_usd));
   const std::size_t fixed = lines.size();
   for (const auto& a : s.agent_status)
-    lines.push_back(fmt::format("  {:<9} {:<12} {:>3} judged  last {:<32} best {}{}", a.name, a.strategy, a.judged,
-                                a.last.empty() ? "-" : a.last.substr(0, 32), candidate_time(a.best_ns, a.best_candidate),
-                                a.usage.empty() ? "" : fmt::format("  ${:.4f}{}", a.usage.cost_usd, a.retired ? " (gave up)" : "")));
+    // The last verdict last: on a narrow terminal it is what is cut.
+    lines.push_back(fmt::format("  {:<9} {:<12} {:>3} judged  best {:<25}{}  last {}", a.name, a.strategy, a.judged,
+                                candidate_time(a.best_ns, a.best_candidate),
+                                a.usage.empty() ? "" : fmt::format("  ${:.4f}{}", a.usage.cost_usd, a.retired ? " (gave up)" : ""),
+                                a.last.empty() ? "-" : a.last));
   if (!size) return lines;
   // The log keeps two rows at least; agents that do not fit are counted.
   const std::size_t room = static_cast<std::size_t>(std::max(size->rows - 2, 1));

@@ -29,11 +29,17 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
   out += "\n";
   if (s.best) {
     // The start measured again at the end is the reference: both times then come from the same state of the machine.
-    const std::string start_again =
-        s.start_again && s.start_again->passed ? fmt::format(", {} measured again at the end", common::format_time_ns(s.start_again->time_ns)) : "";
+    const std::string start_again = s.start_again && s.start_again->passed
+                                        ? fmt::format(", {} measured again at the end (the faster is the reference)",
+                                                      common::format_time_ns(s.start_again->time_ns))
+                                        : "";
     out += fmt::format("  start: candidate {}, {}{}\n", s.start_candidate, common::format_time_ns(s.start.time_ns), start_again);
-    out += fmt::format("  best:  candidate {}, {}, {} than the start", s.best_candidate, common::format_time_ns(s.best->time_ns),
-                       common::speed_ratio(s.start_ns(), s.best->time_ns));
+    if (s.best_candidate == s.start_candidate)
+      out += fmt::format("  best:  candidate {}, {}, the start (nothing faster beyond the noise was found)", s.best_candidate,
+                         common::format_time_ns(s.best->time_ns));
+    else
+      out += fmt::format("  best:  candidate {}, {}, {} than the start", s.best_candidate, common::format_time_ns(s.best->time_ns),
+                         common::speed_ratio(s.start_ns(), s.best->time_ns));
     if (s.best->sol_fraction > 0) out += fmt::format(", {:.1f}% of the roofline", 100 * s.best->sol_fraction);
     if (s.best->sol_score) out += fmt::format(", SOL score {:.3f}", *s.best->sol_score);
     out += fmt::format("\n  best knobs {}\n", json(s.best_knobs).dump());

@@ -79,29 +79,39 @@ TEST_F(ProgressTest, OneCandidateNumberingAndRatiosFromTheLogToTheExport) {
                                      " than the incumbent.*\\) copy_grid.grid.[A-Z0-9_]+\n"));
   EXPECT_THAT(run.err, ContainsRegex(std::string("\nstatus: 1/5 judged in [0-9]+s, about [0-9ms]+ left; incumbent ") + kTime +
                                      " \\(candidate 2\\), the start, [0-9.]+% of the roofline; board 0 entries; 0 plateaus\n"));
-  EXPECT_THAT(run.err, HasSubstr("\n  measuring the starting candidate 2 again for the final speed-up\n"));
-  EXPECT_THAT(run.err, ContainsRegex(std::string("\n  the start now takes ") + kTime + " \\(first " + kTime + "\\): the best is " + kRatio + " than it\n"));
   EXPECT_THAT(run.err, Not(ContainsRegex("[-+][0-9]+\\.[0-9]%"))) << "no signed percentages";
-  // SPIN_US 20 is twice as fast as the start's 80 whatever the load: promoted, by its id.
-  std::smatch promoted;
-  ASSERT_TRUE(std::regex_search(run.err, promoted, std::regex("candidate ([0-9]+) by agent-[12]: promoted \\(")));
-  const std::string best = promoted[1];
-  // The summary names the same ids.
-  EXPECT_THAT(run.out, ContainsRegex(std::string("\n  start: candidate 2, ") + kTime + ", " + kTime + " measured again at the end\n"));
-  EXPECT_THAT(run.out, ContainsRegex("\n  best:  candidate " + best + ", " + kTime + ", [0-9]+\\.[0-9][0-9]x faster than the start, " +
-                                     "[0-9.]+% of the roofline\n"));
+  // The best, by the summary's id: SPIN_US 20 is promoted on a quiet machine, but under heavy load nothing may beat the
+  // noise, and the start stays the best.
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(run.out, found, std::regex("\n  best:  candidate ([0-9]+), "))) << run.out;
+  const std::string best = found[1];
   EXPECT_THAT(run.out, ContainsRegex(std::string("\n  agent     strategy     judged  promoted  backups  rejected       best candidate\n")));
+  if (best != "2") {
+    EXPECT_THAT(run.err, ContainsRegex("\n  \\[[2-5]/5\\] candidate " + best + " by agent-[12]: promoted \\("));
+    EXPECT_THAT(run.err, HasSubstr("\n  measuring the starting candidate 2 again for the final speed-up\n"));
+    EXPECT_THAT(run.err, ContainsRegex(std::string("\n  the start now takes ") + kTime + " \\(first " + kTime + "\\): the best is " + kRatio +
+                                       " than the faster of the two\n"));
+    EXPECT_THAT(run.out, ContainsRegex(std::string("\n  start: candidate 2, ") + kTime + ", " + kTime +
+                                       " measured again at the end \\(the faster is the reference\\)\n"));
+    EXPECT_THAT(run.out, ContainsRegex("\n  best:  candidate " + best + ", " + kTime + ", " + kRatio + " than the start, [0-9.]+% of the roofline\n"));
+  } else {
+    EXPECT_THAT(run.err, Not(HasSubstr("again for the final speed-up"))) << "nothing to compare the start with";
+    EXPECT_THAT(run.out, ContainsRegex(std::string("\n  start: candidate 2, ") + kTime + "\n"));
+    EXPECT_THAT(run.out, ContainsRegex(std::string("\n  best:  candidate 2, ") + kTime +
+                                       ", the start \\(nothing faster beyond the noise was found\\), [0-9.]+% of the roofline\n"));
+  }
   // runs and export: the same id.
   const auto runs = kernelarc("runs --store " + db);
   EXPECT_THAT(runs.out, ContainsRegex("\n    2  run   copy_grid            cpu     finished     [0-9T:-]+        5/5  best " + std::string(kTime) +
-                                      " \\([0-9]+\\.[0-9][0-9]x faster than the start\\), candidate " + best + "\n"));
+                                      " \\(" + kRatio + " than the start\\), candidate " + best + "\n"));
   const auto exported = kernelarc("export --run 2 --candidate " + best + " --store " + db + " -o " + (dir_ / "best.cpp").string());
   EXPECT_EQ(exported.exit_code, 0) << exported.err;
-  EXPECT_THAT(exported.err, ContainsRegex("^kernelarc export: candidate " + best + " of run 2 \\(copy_grid.grid.CHUNK1_SPIN_US20, cpu"));
+  EXPECT_THAT(exported.err, ContainsRegex("^kernelarc export: candidate " + best + " of run 2 \\(copy_grid.grid.CHUNK[0-9]+_SPIN_US[0-9]+, cpu"));
   // The board's effects and lessons as ratios.
   const auto board = kernelarc("board --run 2 --store " + db);
-  EXPECT_THAT(board.out, ContainsRegex(std::string("promoted +") + kRatio + "  SPIN_US 80 -> 20 .* is [0-9]+\\.[0-9][0-9]x faster: keep it\n"));
   EXPECT_THAT(board.out, ContainsRegex(std::string("backup +") + kRatio + "  .* is correct but " + kRatio + " \\(not faster beyond the noise\\)\n"));
+  if (best != "2")
+    EXPECT_THAT(board.out, ContainsRegex(std::string("promoted +") + kRatio + "  .* is [0-9]+\\.[0-9][0-9]x faster: keep it\n"));
 }
 
 // Workloads done out of all, and from the second on the time spent and an estimate of the time left.
