@@ -21,11 +21,25 @@ import os
 import pathlib
 import subprocess
 import sys
+import threading
+import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run(command, log, timeout=1800, env=None):
+PROGRESS = None  # OUT_DIR/progress.log: each step's start and end, so a cut-off call still says where its time went
+DEADLINE = None  # time.monotonic() after which no case starts
+
+
+def note(text):
+    line = f"{time.strftime('%H:%M:%S')} {text}"
+    print(line, flush=True)
+    if PROGRESS:
+        with open(PROGRESS, "a") as out:
+            out.write(line + "\n")
+
+
+def run(command, log, timeout=600, env=None):
     with open(log, "w") as out:
         out.write("$ " + " ".join(map(str, command)) + "\n")
         out.flush()
@@ -92,6 +106,8 @@ def problem_folder(task_dir, into):
 
 
 def table_rows(name, ours, theirs, compare_time):
+    if not ours and not theirs:
+        return [f"| {name} | - | no verdict | no verdict | {'| | | ' if compare_time else ''}**no** | see the case's logs |"], 0
     rows, agreed = [], 0
     for uuid in sorted(set(ours) | set(theirs)):
         a, b = ours.get(uuid, ("-", None, "")), theirs.get(uuid, ("-", None))
@@ -128,25 +144,34 @@ def best_kernel(args, task, case, lock):
 
 
 def builtin_case(args, task, out, sol_src, lock):
+    if DEADLINE and time.monotonic() > DEADLINE:
+        return [f"| {task} | - | not run (the call's deadline) | | | | | **no** | |"], 0
+    note(f"{task}: start")
     case = out / task
     case.mkdir(exist_ok=True)
     solution = best_kernel(args, task, case, lock)
     if solution is None:
         return [f"| {task} | - | no run or export (see {task}/run.log, export.log) | | | | | **no** | |"], 0
     ours = kernelarc_eval(args.kernelarc, task, solution, case / "kernelarc.json", case / "kernelarc.log", lock)
+    note(f"{task}: judged by KernelArc, the harness next")
     theirs = harness(problem_folder(REPO / "tasks" / task, case / "problem"), solution, case / "trace.jsonl",
                      case / "harness.log", sol_src, lock)
+    note(f"{task}: done")
     return table_rows(task, ours, theirs, True)
 
 
 def example_case(args, solution, out, sol_src, lock):
     problem = solution.parent
     name = f"{problem.parent.name}/{problem.name}"
+    if DEADLINE and time.monotonic() > DEADLINE:
+        return [f"| {name} | - | not run (the call's deadline) | | **no** | |"], 0
+    note(f"{name}: start")
     case = out / "examples" / name.replace("/", "-")
     case.mkdir(parents=True, exist_ok=True)
     ours = kernelarc_eval(args.kernelarc, problem, solution, case / "kernelarc.json", case / "kernelarc.log", lock,
                           ("--reference", "python"))
     theirs = harness(problem, solution, case / "trace.jsonl", case / "harness.log", sol_src, lock)
+    note(f"{name}: done")
     return table_rows(name, {k: (v[0], None, v[2]) for k, v in ours.items()}, theirs, False)
 
 
@@ -158,33 +183,58 @@ def main():
     parser.add_argument("--budget", type=int, default=0)
     parser.add_argument("--tasks", nargs="*")
     parser.add_argument("--jobs", type=int, default=6, help="cases side by side (builds in parallel, GPU timing one at a time)")
+    parser.add_argument("--deadline-s", type=float, default=0, help="start no case after this many seconds (0: no deadline)")
+    parser.add_argument("--examples", action=argparse.BooleanOptionalAction, default=True, help="judge the benchmark's examples too")
     args = parser.parse_args()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     lock = out / "gpu-timing.lock"
     sol_src = (args.sol_execbench / "src").resolve()
     tasks = args.tasks or sorted(p.name for p in (REPO / "tasks").iterdir() if first_cuda_template(p.name))
-    examples = sorted((args.sol_execbench / "examples").glob("*/*/solution*.json"))
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        builtin = [pool.submit(builtin_case, args, task, out, sol_src, lock) for task in tasks]
-        example = [pool.submit(example_case, args, solution, out, sol_src, lock) for solution in examples]
-        builtin, example = [f.result() for f in builtin], [f.result() for f in example]
+    examples = sorted((args.sol_execbench / "examples").glob("*/*/solution*.json")) if args.examples else []
+    global PROGRESS, DEADLINE
+    PROGRESS = out / "progress.log"
+    DEADLINE = time.monotonic() + args.deadline_s if args.deadline_s else None
     what = "the first CUDA template's default" if args.budget == 0 else f"the best kernel of a run (budget {args.budget})"
-    lines = ["# KernelArc and the benchmark's harness", "",
-             f"## Built-in tasks: {what}, exported, judged by both", "",
-             "| task | workload | KernelArc | harness | KernelArc median | harness latency | difference | agree | KernelArc's reason |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for rows, _ in builtin:
-        lines += rows
-    lines += ["", f"{sum(ok for _, ok in builtin)} of {sum(len(rows) for rows, _ in builtin)} workloads agree (same verdict; "
-              "the harness's latency within 5% of KernelArc's median).", "",
-              "## The benchmark's examples, judged by both (KernelArc through the PyTorch reference)", "",
-              "| example | workload | KernelArc | harness | agree | KernelArc's reason |", "|---|---|---|---|---|---|"]
-    for rows, _ in example:
-        lines += rows
-    lines += ["", f"{sum(ok for _, ok in example)} of {sum(len(rows) for rows, _ in example)} example workloads agree (same verdict)."]
-    (out / "agreement.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(line for line in lines if "agree (" in line))
+    builtin, example = {}, {}
+    written = threading.Lock()
+
+    def write_table():  # after every case: a call cut off keeps what it finished
+        lines = ["# KernelArc and the benchmark's harness", "",
+                 f"## Built-in tasks: {what}, exported, judged by both", "",
+                 "| task | workload | KernelArc | harness | KernelArc median | harness latency | difference | agree | KernelArc's reason |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+        done = [builtin[task] for task in tasks if task in builtin]
+        for rows, _ in done:
+            lines += rows
+        lines += ["", f"{sum(ok for _, ok in done)} of {sum(len(rows) for rows, _ in done)} workloads agree (same verdict; "
+                  f"the harness's latency within 5% of KernelArc's median); {len(done)} of {len(tasks)} tasks done.", "",
+                  "## The benchmark's examples, judged by both (KernelArc through the PyTorch reference)", "",
+                  "| example | workload | KernelArc | harness | agree | KernelArc's reason |", "|---|---|---|---|---|---|"]
+        done = [example[path] for path in examples if path in example]
+        for rows, _ in done:
+            lines += rows
+        lines += ["", f"{sum(ok for _, ok in done)} of {sum(len(rows) for rows, _ in done)} example workloads agree (same "
+                  f"verdict); {len(done)} of {len(examples)} examples done."]
+        (out / "agreement.md").write_text("\n".join(lines) + "\n")
+        return lines
+
+    def finish(results, key, future):
+        with written:
+            try:
+                results[key] = future.result()
+            except Exception as error:  # one case's failure is a row, not the end of the table
+                results[key] = ([f"| {key} | - | failed: {type(error).__name__}: {str(error)[:80]} | | | **no** | |"], 0)
+            write_table()
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for task in tasks:
+            pool.submit(builtin_case, args, task, out, sol_src, lock).add_done_callback(
+                lambda future, task=task: finish(builtin, task, future))
+        for solution in examples:
+            pool.submit(example_case, args, solution, out, sol_src, lock).add_done_callback(
+                lambda future, solution=solution: finish(example, solution, future))
+    print("\n".join(line for line in write_table() if "agree (" in line))
 
 
 if __name__ == "__main__":
