@@ -1,6 +1,6 @@
 // The judge: builds a candidate, checks it against the reference on every workload in an isolated
 // worker, times it, and returns a verdict. Built as if candidates were written by an adversary
-// (shared/GUARD.md).
+// (docs/GUARD.md).
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// A SOL-ExecBench solution.json (shared/TASK_FORMAT.md) read back as a KernelArc candidate: the one source that defines
+// A SOL-ExecBench solution.json (docs/SOL_EXECBENCH.md) read back as a KernelArc candidate: the one source that defines
 // the candidate ABI's entry point, which is what `kernelarc export --format solution-json` writes beside its torch
 // binding. A solution whose only entry point is a torch function cannot be judged here (the workers do not link
 // libtorch), and one whose kernel spans several translation units neither: both are refused with why.
