@@ -110,7 +110,8 @@ TEST_F(PythonSolutionTest, HonestSolutionsPassInBothCallingConventionsInsideTheS
       EXPECT_EQ(row.rounds_passed, 2) << name << " " << row.uuid;
       ASSERT_TRUE(row.timing) << name << " " << row.uuid;
       EXPECT_EQ(row.timing->samples_ns.size(), 3u) << name << " " << row.uuid;
-      EXPECT_EQ(row.timing->unseen_ns.size(), 1u) << name << " " << row.uuid;  // a call on new inputs, checked as the loop's are
+      // Calls on new inputs, checked as the loop's are: one, or more where load made the judge measure again.
+      EXPECT_GE(row.timing->unseen_ns.size(), 1u) << name << " " << row.uuid;
     }
     // The walls were raised by the oracle itself, with the interpreter's folders read-only and no child process.
     ASSERT_TRUE(verdict.sandbox.is_object()) << name;
