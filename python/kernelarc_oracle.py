@@ -323,9 +323,13 @@ SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
 def interpreter_paths():
     """What this interpreter reads to import anything: every folder on sys.path that exists (its standard library and
-    site-packages; not its whole prefix, which is /usr for Debian's python3)."""
+    site-packages), its headers and its library folder; not its whole prefix, which is /usr for Debian's python3."""
+    import sysconfig
+    installed = [sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib", "include", "platinclude")]
+    # the headers and the library a JIT's launcher compiles against (Triton builds one with the system's C compiler)
+    installed.append(sysconfig.get_config_var("LIBDIR"))
     paths = []
-    for path in sys.path:
+    for path in [*sys.path, *installed]:
         if path and os.path.isdir(path):
             path = os.path.realpath(path)
             if path not in paths:
