@@ -1,27 +1,45 @@
 #!/usr/bin/env python3
 """KernelArc against the benchmark's own harness (issue 23), on a machine with an NVIDIA GPU:
 
-  bench/harness_agreement.py OUT_DIR --sol-execbench DIR [--kernelarc bundle/kernelarc] [--budget 16] [--tasks T ...]
+  bench/harness_agreement.py OUT_DIR --sol-execbench DIR [--kernelarc bundle/kernelarc] [--budget 0] [--tasks T ...]
+                             [--jobs 6]
 
 DIR holds a snapshot of NVIDIA/SOL-ExecBench (its src/ and examples/; never committed here). Two tables:
-- each built-in task with a CUDA template: a short `kernelarc run`, its best kernel exported as solution.json, then
-  judged by the benchmark's harness and by `kernelarc eval` (same solution.json): verdicts per workload and the
-  harness's latency against KernelArc's median (within 5% is agreement);
+- each built-in task with a CUDA template: its best kernel (budget 0: the first CUDA template's default, judged by
+  `kernelarc eval`, which is what the family's runs ended with; budget N: the best of a short `kernelarc run`), exported
+  as solution.json, then judged by the benchmark's harness and by `kernelarc eval` (same solution.json): verdicts per
+  workload and the harness's latency against KernelArc's median (within 5% is agreement);
 - each example problem of the benchmark with its solution: judged by both, verdicts per workload.
 Writes OUT_DIR/agreement.md (and a trace, a verdict and a log per case); prints the last lines of each table.
 """
 
 import argparse
+import concurrent.futures
+import fcntl
 import json
 import os
 import pathlib
 import subprocess
 import sys
+import threading
+import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run(command, log, timeout=1800, env=None):
+PROGRESS = None  # OUT_DIR/progress.log: each step's start and end, so a cut-off call still says where its time went
+DEADLINE = None  # time.monotonic() after which no case starts
+
+
+def note(text):
+    line = f"{time.strftime('%H:%M:%S')} {text}"
+    print(line, flush=True)
+    if PROGRESS:
+        with open(PROGRESS, "a") as out:
+            out.write(line + "\n")
+
+
+def run(command, log, timeout=600, env=None):
     with open(log, "w") as out:
         out.write("$ " + " ".join(map(str, command)) + "\n")
         out.flush()
@@ -32,10 +50,26 @@ def run(command, log, timeout=1800, env=None):
             return 124
 
 
-def harness(problem, solution, trace, log, sol_src):
+# The harness's CLI with its timed phase (eval_driver.py) behind a lock: builds run side by side, timings one at a time.
+HARNESS_WITH_A_TIMING_LOCK = """
+import fcntl, subprocess, sys
+from sol_execbench.cli import main
+real_run, lock_path = subprocess.run, sys.argv.pop(1)
+def run(command, *args, **kwargs):
+    if "eval_driver.py" not in " ".join(map(str, command)):
+        return real_run(command, *args, **kwargs)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return real_run(command, *args, **kwargs)
+main.subprocess.run = run
+main.cli()
+"""
+
+
+def harness(problem, solution, trace, log, sol_src, lock):
     """The benchmark's CLI on one problem folder; {uuid: (status, latency_ms)} from its trace."""
     env = dict(os.environ, PYTHONPATH=f"{sol_src}:{os.environ.get('PYTHONPATH', '')}")
-    run([sys.executable, "-c", "from sol_execbench.cli import cli; cli()", problem, "--solution", solution, "-o", trace], log, env=env)
+    run([sys.executable, "-c", HARNESS_WITH_A_TIMING_LOCK, lock, problem, "--solution", solution, "-o", trace], log, env=env)
     found = {}
     if trace.exists():
         for line in trace.read_text().splitlines():
@@ -48,10 +82,12 @@ def harness(problem, solution, trace, log, sol_src):
     return found
 
 
-def kernelarc_eval(kernelarc, task, solution, verdict, log, extra=()):
-    """`kernelarc eval` with the full GPU protocol; {uuid: (status, median_ms, reason)}."""
-    with open(verdict, "w") as out, open(log, "w") as err:
-        subprocess.run([kernelarc, "eval", task, solution, "--device", "cuda:0", "--json", *extra], stdout=out, stderr=err, timeout=3600)
+def kernelarc_eval(kernelarc, task, solution, verdict, log, lock, extra=()):
+    """`kernelarc eval` with the full GPU protocol, holding the timing lock; {uuid: (status, median_ms, reason)}."""
+    with open(verdict, "w") as out, open(log, "w") as err, open(lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        command = [kernelarc, "eval", task, *([solution] if solution else []), "--device", "cuda:0", "--json", *extra]
+        subprocess.run(list(map(str, command)), stdout=out, stderr=err, timeout=3600)
     try:
         rows = json.loads(verdict.read_text())["workloads"]
     except (OSError, ValueError, KeyError):
@@ -70,6 +106,8 @@ def problem_folder(task_dir, into):
 
 
 def table_rows(name, ours, theirs, compare_time):
+    if not ours and not theirs:
+        return [f"| {name} | - | no verdict | no verdict | {'| | | ' if compare_time else ''}**no** | see the case's logs |"], 0
     rows, agreed = [], 0
     for uuid in sorted(set(ours) | set(theirs)):
         a, b = ours.get(uuid, ("-", None, "")), theirs.get(uuid, ("-", None))
@@ -83,59 +121,120 @@ def table_rows(name, ours, theirs, compare_time):
     return rows, agreed
 
 
+def first_cuda_template(task):
+    templates = json.loads((REPO / "tasks" / task / "definition.json").read_text()).get("kernelarc", {}).get("templates", [])
+    return next((t["name"] for t in templates if t.get("device") == "cuda"), None)
+
+
+def best_kernel(args, task, case, lock):
+    """The task's best kernel as solution.json, or None (the logs say why)."""
+    store = case / "runs.db"
+    if args.budget > 0:
+        with open(lock, "w") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            run([args.kernelarc, "run", task, "--device", "cuda:0", "--budget", args.budget, "--time-limit", "3m", "--json",
+                 "--quiet", "--store", store], case / "run.log")
+    else:
+        kernelarc_eval(args.kernelarc, task, None, case / "default.json", case / "run.log", lock,
+                       ("--template", first_cuda_template(task), "--rounds", 1, "--store", store))
+    solution = case / "solution.json"
+    exported = run([args.kernelarc, "export", "--run", 1, "--format", "solution-json", "--store", store, "-o", solution],
+                   case / "export.log")
+    return solution if exported == 0 else None
+
+
+def builtin_case(args, task, out, sol_src, lock):
+    if DEADLINE and time.monotonic() > DEADLINE:
+        return [f"| {task} | - | not run (the call's deadline) | | | | | **no** | |"], 0
+    note(f"{task}: start")
+    case = out / task
+    case.mkdir(exist_ok=True)
+    solution = best_kernel(args, task, case, lock)
+    if solution is None:
+        return [f"| {task} | - | no run or export (see {task}/run.log, export.log) | | | | | **no** | |"], 0
+    ours = kernelarc_eval(args.kernelarc, task, solution, case / "kernelarc.json", case / "kernelarc.log", lock)
+    note(f"{task}: judged by KernelArc, the harness next")
+    theirs = harness(problem_folder(REPO / "tasks" / task, case / "problem"), solution, case / "trace.jsonl",
+                     case / "harness.log", sol_src, lock)
+    note(f"{task}: done")
+    return table_rows(task, ours, theirs, True)
+
+
+def example_case(args, solution, out, sol_src, lock):
+    problem = solution.parent
+    name = f"{problem.parent.name}/{problem.name}"
+    if DEADLINE and time.monotonic() > DEADLINE:
+        return [f"| {name} | - | not run (the call's deadline) | | **no** | |"], 0
+    note(f"{name}: start")
+    case = out / "examples" / name.replace("/", "-")
+    case.mkdir(parents=True, exist_ok=True)
+    ours = kernelarc_eval(args.kernelarc, problem, solution, case / "kernelarc.json", case / "kernelarc.log", lock,
+                          ("--reference", "python"))
+    theirs = harness(problem, solution, case / "trace.jsonl", case / "harness.log", sol_src, lock)
+    note(f"{name}: done")
+    return table_rows(name, {k: (v[0], None, v[2]) for k, v in ours.items()}, theirs, False)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=pathlib.Path)
     parser.add_argument("--sol-execbench", type=pathlib.Path, required=True)
     parser.add_argument("--kernelarc", default=str(REPO / "bundle" / "kernelarc"))
-    parser.add_argument("--budget", type=int, default=16)
+    parser.add_argument("--budget", type=int, default=0)
     parser.add_argument("--tasks", nargs="*")
+    parser.add_argument("--jobs", type=int, default=6, help="cases side by side (builds in parallel, GPU timing one at a time)")
+    parser.add_argument("--deadline-s", type=float, default=0, help="start no case after this many seconds (0: no deadline)")
+    parser.add_argument("--examples", action=argparse.BooleanOptionalAction, default=True, help="judge the benchmark's examples too")
     args = parser.parse_args()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    lock = out / "gpu-timing.lock"
     sol_src = (args.sol_execbench / "src").resolve()
-    tasks = args.tasks or sorted(p.name for p in (REPO / "tasks").iterdir()
-                                 if any(t.get("device") == "cuda" for t in json.loads((p / "definition.json").read_text()).get("kernelarc", {}).get("templates", [])))
-    lines = ["# KernelArc and the benchmark's harness", "",
-             "## Built-in tasks: the best kernel of a short run, exported, judged by both", "",
-             "| task | workload | KernelArc | harness | KernelArc median | harness latency | difference | agree | KernelArc's reason |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    total = agreed = 0
-    for task in tasks:
-        case = out / task
-        case.mkdir(exist_ok=True)
-        store = case / "runs.db"
-        run([args.kernelarc, "run", task, "--device", "cuda:0", "--budget", args.budget, "--time-limit", "3m", "--json", "--quiet",
-             "--store", store], case / "run.log")
-        solution = case / "solution.json"
-        if run([args.kernelarc, "export", "--run", 1, "--format", "solution-json", "--store", store, "-o", solution], case / "export.log") != 0:
-            lines.append(f"| {task} | - | no run or export (see {task}/run.log, export.log) | | | | | **no** | |")
-            total += 1
-            continue
-        ours = kernelarc_eval(args.kernelarc, task, solution, case / "kernelarc.json", case / "kernelarc.log")
-        theirs = harness(problem_folder(REPO / "tasks" / task, case / "problem"), solution, case / "trace.jsonl", case / "harness.log", sol_src)
-        rows, ok = table_rows(task, ours, theirs, True)
-        lines += rows
-        total += len(rows)
-        agreed += ok
-    lines += ["", f"{agreed} of {total} workloads agree (same verdict; the harness's latency within 5% of KernelArc's median).", "",
-              "## The benchmark's examples, judged by both (KernelArc through the PyTorch reference)", "",
-              "| example | workload | KernelArc | harness | agree | KernelArc's reason |", "|---|---|---|---|---|---|"]
-    example_total = example_agreed = 0
-    for solution in sorted((args.sol_execbench / "examples").glob("*/*/solution*.json")):
-        problem = solution.parent
-        name = f"{problem.parent.name}/{problem.name}"
-        case = out / "examples" / name.replace("/", "-")
-        case.mkdir(parents=True, exist_ok=True)
-        ours = kernelarc_eval(args.kernelarc, problem, solution, case / "kernelarc.json", case / "kernelarc.log", ("--reference", "python"))
-        theirs = harness(problem, solution, case / "trace.jsonl", case / "harness.log", sol_src)
-        rows, ok = table_rows(name, {k: (v[0], None, v[2]) for k, v in ours.items()}, theirs, False)
-        lines += rows
-        example_total += len(rows)
-        example_agreed += ok
-    lines += ["", f"{example_agreed} of {example_total} example workloads agree (same verdict)."]
-    (out / "agreement.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(line for line in lines if "agree (" in line))
+    tasks = args.tasks or sorted(p.name for p in (REPO / "tasks").iterdir() if first_cuda_template(p.name))
+    examples = sorted((args.sol_execbench / "examples").glob("*/*/solution*.json")) if args.examples else []
+    global PROGRESS, DEADLINE
+    PROGRESS = out / "progress.log"
+    DEADLINE = time.monotonic() + args.deadline_s if args.deadline_s else None
+    what = "the first CUDA template's default" if args.budget == 0 else f"the best kernel of a run (budget {args.budget})"
+    builtin, example = {}, {}
+    written = threading.Lock()
+
+    def write_table():  # after every case: a call cut off keeps what it finished
+        lines = ["# KernelArc and the benchmark's harness", "",
+                 f"## Built-in tasks: {what}, exported, judged by both", "",
+                 "| task | workload | KernelArc | harness | KernelArc median | harness latency | difference | agree | KernelArc's reason |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+        done = [builtin[task] for task in tasks if task in builtin]
+        for rows, _ in done:
+            lines += rows
+        lines += ["", f"{sum(ok for _, ok in done)} of {sum(len(rows) for rows, _ in done)} workloads agree (same verdict; "
+                  f"the harness's latency within 5% of KernelArc's median); {len(done)} of {len(tasks)} tasks done.", "",
+                  "## The benchmark's examples, judged by both (KernelArc through the PyTorch reference)", "",
+                  "| example | workload | KernelArc | harness | agree | KernelArc's reason |", "|---|---|---|---|---|---|"]
+        done = [example[path] for path in examples if path in example]
+        for rows, _ in done:
+            lines += rows
+        lines += ["", f"{sum(ok for _, ok in done)} of {sum(len(rows) for rows, _ in done)} example workloads agree (same "
+                  f"verdict); {len(done)} of {len(examples)} examples done."]
+        (out / "agreement.md").write_text("\n".join(lines) + "\n")
+        return lines
+
+    def finish(results, key, future):
+        with written:
+            try:
+                results[key] = future.result()
+            except Exception as error:  # one case's failure is a row, not the end of the table
+                results[key] = ([f"| {key} | - | failed: {type(error).__name__}: {str(error)[:80]} | | | **no** | |"], 0)
+            write_table()
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for task in tasks:
+            pool.submit(builtin_case, args, task, out, sol_src, lock).add_done_callback(
+                lambda future, task=task: finish(builtin, task, future))
+        for solution in examples:
+            pool.submit(example_case, args, solution, out, sol_src, lock).add_done_callback(
+                lambda future, solution=solution: finish(example, solution, future))
+    print("\n".join(line for line in write_table() if "agree (" in line))
 
 
 if __name__ == "__main__":

@@ -125,8 +125,16 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
     }
     if (solution.definition != task.definition.name)
       throw std::runtime_error(fmt::format("{} solves \"{}\", not task {}", file.string(), solution.definition, task.definition.name));
-    source.source = solution.source;
     stem = solution.name;
+    if (task::runs_in_oracle(solution)) {
+      // A Python solution or a torch extension: the oracle's candidate role runs it; the file itself is the recorded source.
+      if (!args.knobs.empty() || !args.flags.empty())
+        throw std::runtime_error(fmt::format("{} is a {}: --knob and --flag do not apply (its spec's compile_options do)", file.string(),
+                                             task::solution_kind_name(solution.kind)));
+      source.solution = std::make_shared<const task::SolutionCandidate>(std::move(solution));
+    } else {
+      source.source = solution.source;
+    }
   }
   source.flags = args.flags;
   source.knobs = knobs;
@@ -161,6 +169,7 @@ std::optional<std::string> conditions_text(const judge::CandidateVerdict& verdic
 
 void print_table(const task::Task& task, const judge::CandidateVerdict& verdict, const task::DevicePeaks& peaks) {
   fmt::print("{} on {} ({}, peaks: {})\n", verdict.name, task.definition.name, peaks.name, peaks.source);
+  if (!verdict.kind.empty()) fmt::print("candidate: {}\n", verdict.kind);
   fmt::print("build: {} in {:.2f} s{}\n", verdict.build.ok ? "ok" : "FAILED", verdict.build.seconds,
              verdict.build.cache_hit ? " (cached)" : "");
   if (!verdict.build.ok) fmt::print("{}\n", verdict.build.diagnostics);
@@ -298,7 +307,7 @@ int run_eval(const EvalArguments& args) {
       store_error = error.what();
     }
     if (args.json_output) {
-      json out = {{"task", task.definition.name}, {"candidate", source.name}, {"device", args.device},
+      json out = {{"task", task.definition.name}, {"candidate", source.name}, {"candidate_kind", verdict.kind}, {"device", args.device},
                   {"peaks", {{"name", peaks.name}, {"source", peaks.source}, {"bytes_per_second", peaks.bytes_per_second},
                              {"flops_per_second", peaks.flops_per_second}}},
                   {"seed", std::to_string(judge.seed())}, {"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds},
@@ -339,8 +348,10 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("eval", "Judge one candidate on every workload of a task; exits 0 only if all pass");
   command->add_option("task", args->task, "A task directory or the name of a built-in task (kernelarc tasks)")->required();
   command->add_option("candidate", args->candidate,
-                      "The candidate's source: C++ for the CPU, a full CUDA source (.cu) for a GPU, or a solution.json whose kernel defines "
-                      "the candidate ABI's entry point (what kernelarc export writes) (default: the task's first template for the device)");
+                      "The candidate's source: C++ for the CPU, a full CUDA source (.cu) for a GPU, or a SOL-ExecBench solution.json (its "
+                      "kernel in the candidate ABI, as kernelarc export writes it, judged natively; a Python solution, pytorch, triton, "
+                      "cute_dsl, cutile, or C++ sources with a torch binding, judged through the oracle process) (default: the task's "
+                      "first template for the device)");
   command->add_option("--template", args->template_name, "Judge this template of the task (kernelarc tasks lists them)");
   command->add_option("--device", args->device, "cpu or cuda:N")->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");

@@ -1,4 +1,4 @@
-// The controller's rules (shared/DESIGN.md, "Engine rules"): every judged candidate is rejected, kept as a
+// The controller's rules (docs/DESIGN.md, "Engine rules"): every judged candidate is rejected, kept as a
 // backup, or, when faster than the incumbent by more than the measured noise and still so when measured
 // again, promoted. Pure decisions over numbers; the run loop does the judging and the recording.
 #pragma once

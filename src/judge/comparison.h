@@ -1,4 +1,4 @@
-// Output comparison in fp32 with the task format's tolerance semantics (shared/GUARD.md).
+// Output comparison in fp32 with the task format's tolerance semantics (docs/GUARD.md).
 #pragma once
 
 #include <cstddef>

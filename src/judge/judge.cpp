@@ -23,6 +23,7 @@
 #include "judge/baseline_cache.h"
 #include "judge/build_cache.h"
 #include "judge/comparison.h"
+#include "judge/compiler_sandbox.h"
 #ifdef KERNELARC_HAVE_CUDA
 #include "judge/cuda/cuda_compiler.h"
 #include "judge/forbidden_calls.h"
@@ -240,6 +241,9 @@ struct Judge::Session {
   bool outputs_placed = false;          // the device copy has the output region (guards) of the mapped workload
   // When set, a new process is greeted first with this deadline: the oracle imports torch before it can answer.
   std::chrono::milliseconds start_deadline{0};
+  // When set, the deadline of the load request: the oracle's candidate role imports a solution (Triton, say) or builds
+  // its C++ sources with nvcc there.
+  std::chrono::milliseconds load_deadline{0};
 
   explicit Session(WorkerOptions options) : on_gpu(options.device != "cpu"), worker(std::move(options)) {}
 
@@ -249,8 +253,8 @@ struct Judge::Session {
     // The binding only changes with the workload, so the generation alone says whether it is current.
     if (ready && worker.running() && mapped_generation == generation) return std::nullopt;
     const bool restart = !worker.running() || !ready;
-    const auto step = [&](const json& message) -> std::optional<Failure> {
-      const auto reply = worker.request(message, deadline);
+    const auto step = [&](const json& message, std::chrono::milliseconds step_deadline) -> std::optional<Failure> {
+      const auto reply = worker.request(message, step_deadline);
       if (reply.ok()) return std::nullopt;
       if (reply.outcome == ReplyOutcome::refused)
         return Failure{load_failure_status, reply.description};
@@ -273,13 +277,13 @@ struct Judge::Session {
         sandboxed_start = worker.starts();
       }
       if (!load.is_null())
-        if (auto failure = step(load)) return failure;
+        if (auto failure = step(load, load_deadline.count() > 0 ? load_deadline : deadline)) return failure;
     }
     if (restart || mapped_generation != generation) {
       outputs_placed = false;
-      if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}})) return failure;
+      if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}}, deadline)) return failure;
     }
-    if (auto failure = step(binding)) return failure;
+    if (auto failure = step(binding, deadline)) return failure;
     mapped_generation = generation;
     bind = binding;
     ready = true;
@@ -316,6 +320,7 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
 Judge::~Judge() = default;
 
 BuildResult Judge::build(const CandidateSource& candidate) const {
+  if (candidate.runs_in_oracle()) return oracle_candidate_build();
   if (options_.device == "cpu") {
     if (candidate.form == task::TemplateForm::kernel) {
       BuildResult refused;
@@ -367,6 +372,91 @@ SandboxPolicy Judge::candidate_policy(const fs::path& library, const fs::path& o
   const auto real = fs::canonical("/usr/local/cuda", ignored);
   if (!ignored) policy.read_only.push_back(real.string());
   return policy;
+}
+
+// --- A solution judged through the oracle (the oracle's candidate role, python/kernelarc_oracle.py) ---
+
+namespace {
+
+// libkernelarc_sandbox.so: the worker's sandbox for the oracle's candidate role, beside the worker's binary (the build
+// folder) or in lib/ beside it (the device bundle).
+fs::path sandbox_library_beside(const fs::path& executable) {
+  for (const fs::path& candidate : {executable.parent_path() / "libkernelarc_sandbox.so", executable.parent_path() / "lib" / "libkernelarc_sandbox.so"})
+    if (fs::exists(candidate)) return candidate;
+  return {};
+}
+
+}  // namespace
+
+// Nothing is compiled before the worker starts: the oracle imports a Python solution, and builds a torch extension's
+// sources inside the candidate's walls, at its load (a failure there is a COMPILE_ERROR with the compiler's output).
+BuildResult Judge::oracle_candidate_build() const {
+  BuildResult result;
+  const auto oracle = find_reference_oracle();
+  if (!oracle.usable()) {
+    result.diagnostics = fmt::format("a solution judged through the oracle needs it: {}", fmt::join(oracle.problems, "; "));
+    return result;
+  }
+  if (options_.sandbox && sandbox_library_beside(options_.worker_executable).empty()) {
+    result.diagnostics = fmt::format("the oracle raises the candidate's sandbox through libkernelarc_sandbox.so, which is not beside {} "
+                                     "(build the target kernelarc_sandbox)",
+                                     options_.worker_executable.string());
+    return result;
+  }
+  result.ok = true;
+  result.command = {oracle.python.string(), oracle.script.string(), "--role", "candidate"};
+  return result;
+}
+
+WorkerOptions Judge::oracle_candidate_worker(const fs::path& log_file, const fs::path& own_folder) const {
+  const auto oracle = find_reference_oracle();
+  WorkerOptions options;
+  options.executable = oracle.python;
+  options.device = options_.device;
+  options.log_file = log_file;
+  options.leading_arguments = {oracle.script.string(), "--role", "candidate"};
+  for (const char* name : {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CUTLASS_DIR"})  // where the image's torch (and CUTLASS) may live
+    if (const char* value = std::getenv(name)) options.environment[name] = value;
+  // Every cache a JIT keeps goes to the candidate's own folder, removed once it is judged: nothing reaches a later one.
+  for (const auto& [name, folder] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"TMPDIR", "tmp"}, {"XDG_CACHE_HOME", "cache"}, {"TRITON_HOME", "triton"}, {"TRITON_CACHE_DIR", "triton/cache"},
+           {"TORCH_EXTENSIONS_DIR", "torch_extensions"}, {"TORCHINDUCTOR_CACHE_DIR", "inductor"}, {"CUTE_DSL_CACHE_DIR", "cute_dsl"}}) {
+    fs::create_directories(own_folder / folder);
+    options.environment[name] = (own_folder / folder).string();
+  }
+  // torch's OpenMP threads sleep when idle instead of spinning: spinning after a call is work the judge's background check
+  // and the CPU clock of the candidate's other threads would count against it.
+  if (options_.device == "cpu") options.environment["OMP_WAIT_POLICY"] = "PASSIVE";
+  return options;
+}
+
+// The native candidate's walls (candidate_policy), with the oracle's script read-only; the oracle adds its interpreter's
+// folders (sys.path) read-only itself. Child processes stay killed on the CPU for a Python solution; they are allowed on
+// a GPU (Triton's JIT runs ptxas and a C compiler, CuTe DSL and cuTile their own tools) and for a torch extension (ninja,
+// g++, nvcc build it), with the system's compiler folders readable: a wall that cannot hold there (sandbox.h).
+SandboxPolicy Judge::oracle_candidate_policy(const task::SolutionCandidate& solution, const fs::path& own_folder) const {
+  const auto oracle = find_reference_oracle();
+  SandboxPolicy policy = candidate_policy(oracle.script, own_folder);
+  policy.child_processes = options_.device != "cpu" || solution.kind == task::SolutionKind::torch_extension;
+  if (policy.child_processes) {
+    // The build tools install signal handlers (ninja's sigaction): a torch extension on the CPU keeps them.
+    policy.signal_handlers = true;
+    const auto system = compiler_system_paths();
+    policy.read_only.insert(policy.read_only.end(), system.begin(), system.end());
+    policy.read_only.insert(policy.read_only.end(), {"/sbin", "/usr/sbin", "/etc/alternatives", "/usr/local/bin", "/usr/local/cuda",
+                                                     "/usr/local/cutlass"});
+    if (const char* cutlass = std::getenv("CUTLASS_DIR"); cutlass && *cutlass) policy.read_only.emplace_back(cutlass);
+  }
+  return policy;
+}
+
+json Judge::oracle_candidate_load(const task::SolutionCandidate& solution, const fs::path& own_folder) {
+  return {{"op", "load"},
+          {"solution",
+           {{"folder", (own_folder / "solution").string()}, {"kind", solution.kind == task::SolutionKind::python ? "python" : "torch_extension"},
+            {"entry_file", solution.entry_file}, {"entry_function", solution.entry_function},
+            {"destination_passing_style", solution.destination_passing_style}, {"target_hardware", solution.target_hardware},
+            {"cflags", solution.cflags}, {"cuda_cflags", solution.cuda_cflags}, {"ld_flags", solution.ld_flags}}}};
 }
 
 // Outside the budget the buffer lives in `uncached`, for this workload of this candidate only.
@@ -440,6 +530,9 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   const int evaluation = ++evaluations_;
   CandidateVerdict verdict;
   verdict.name = candidate.name;
+  verdict.kind = candidate.runs_in_oracle()                         ? task::solution_kind_name(candidate.solution->kind)
+                 : candidate.form == task::TemplateForm::kernel ? "kernel-only CUDA module"
+                                                                : "native library (candidate ABI)";
   PhaseClock phases;
 
   std::vector<const task::Workload*> workloads;
@@ -466,7 +559,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     verdict.build = build(candidate);
   }
   if (!verdict.build.ok) return fill_all(Status::compile_error, verdict.build.diagnostics);
-  if (auto forbidden = forbidden_call_in_library(verdict.build.library, task_.definition.forbid, options_.device != "cpu")) return fill_all(Status::reward_hack, *forbidden);
+  if (!candidate.runs_in_oracle())
+    if (auto forbidden = forbidden_call_in_library(verdict.build.library, task_.definition.forbid, options_.device != "cpu")) return fill_all(Status::reward_hack, *forbidden);
 
   if (!reference_build_) {
     const auto building = phases.measure("build");
@@ -498,15 +592,34 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     // reaches a later candidate, and nothing else of the judge's is writable to it.
     own_folder.emplace(prefix.string() + "-own");
     fs::create_directories(*own_folder / "tmp");
-    WorkerOptions worker_options{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
-                                 {{"TMPDIR", (*own_folder / "tmp").string()}}};
-    // On the CPU its main thread sleeps between requests instead of spinning, so the kernel has accounted its CPU time
-    // whenever the judge reads it: what the other threads do between calls is then read exactly.
-    if (options_.device == "cpu") worker_options.environment["KERNELARC_WORKER_SPIN_MS"] = "0";
-    own_session = std::make_unique<Session>(std::move(worker_options));
+    if (candidate.runs_in_oracle()) {
+      // The oracle in its candidate role, the solution's sources in its own folder.
+      try {
+        for (const auto& file : candidate.solution->sources) {
+          const fs::path path = *own_folder / "solution" / file.path;
+          fs::create_directories(path.parent_path());
+          std::ofstream(path, std::ios::binary) << file.content;
+        }
+      } catch (const std::exception& error) {
+        return fill_all(Status::runtime_error, fmt::format("the solution's sources could not be written: {}", error.what()));
+      }
+      own_session = std::make_unique<Session>(oracle_candidate_worker(prefix.string() + "-candidate.log", *own_folder));
+      own_session->start_deadline = std::chrono::minutes(2);  // python and torch (and on a GPU the profiler) start first
+      own_session->load_deadline = std::chrono::minutes(candidate.solution->kind == task::SolutionKind::torch_extension ? 15 : 3);
+      if (options_.sandbox)
+        own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(oracle_candidate_policy(*candidate.solution, *own_folder))},
+                                {"library", sandbox_library_beside(options_.worker_executable).string()}};
+    } else {
+      WorkerOptions worker_options{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
+                                   {{"TMPDIR", (*own_folder / "tmp").string()}}};
+      // On the CPU its main thread sleeps between requests instead of spinning, so the kernel has accounted its CPU time
+      // whenever the judge reads it: what the other threads do between calls is then read exactly.
+      if (options_.device == "cpu") worker_options.environment["KERNELARC_WORKER_SPIN_MS"] = "0";
+      own_session = std::make_unique<Session>(std::move(worker_options));
+      if (options_.sandbox)
+        own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library, *own_folder))}};
+    }
     session_in_use = own_session.get();
-    if (options_.sandbox)
-      own_session->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(verdict.build.library, *own_folder))}};
   }
   Session& candidate_session = *session_in_use;
   const int restarts_before = candidate_session.worker.restarts();
@@ -531,6 +644,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   if (candidate.form == task::TemplateForm::kernel) {
     candidate_session.load["cubin"] = verdict.build.library.string();
     candidate_session.load["kernel"] = candidate.launch ? candidate.launch->kernel : "";
+  } else if (candidate.runs_in_oracle()) {
+    candidate_session.load = oracle_candidate_load(*candidate.solution, *own_folder);
   } else {
     candidate_session.load["library"] = verdict.build.library.string();
   }
@@ -592,6 +707,8 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       for (std::size_t i = 0; i < def.outputs.size(); ++i)
         binding["outputs"].push_back({{"dtype", task::dtype_name(def.outputs[i].dtype)}, {"shape", resolved.output_shapes[i]}});
       json candidate_binding = binding;
+      if (candidate.runs_in_oracle())  // a solution may return its outputs as a dict by name
+        for (std::size_t i = 0; i < def.outputs.size(); ++i) candidate_binding["outputs"][i]["name"] = def.outputs[i].name;
       if (candidate.form == task::TemplateForm::kernel) {
         try {
           candidate_binding["launch"] = launch_request(task_, resolved, candidate);

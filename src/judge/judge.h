@@ -1,6 +1,6 @@
 // The judge: builds a candidate, checks it against the reference on every workload in an isolated
 // worker, times it, and returns a verdict. Built as if candidates were written by an adversary
-// (shared/GUARD.md).
+// (docs/GUARD.md).
 #pragma once
 
 #include <chrono>
@@ -19,7 +19,9 @@
 #include "judge/reference_oracle.h"
 #include "judge/scratch_folder.h"
 #include "judge/verdict.h"
+#include "judge/worker_process.h"
 #include "task/roofline.h"
+#include "task/solution_file.h"
 #include "task/task.h"
 
 namespace kernelarc::judge {
@@ -70,6 +72,11 @@ struct CandidateSource {
   std::map<std::string, std::int64_t> knobs;
   task::TemplateForm form = task::TemplateForm::full;   // kernel: CUDA device code launched by the judge
   std::optional<task::LaunchGeometry> launch;           // required for the kernel form
+  // A SOL-ExecBench solution that runs in the oracle process (task::runs_in_oracle: a Python solution or a torch
+  // extension): its sources go to the candidate's own folder and the oracle's candidate role loads them there. `source`
+  // then holds the solution.json (scanned for forbidden calls, recorded).
+  std::shared_ptr<const task::SolutionCandidate> solution;
+  bool runs_in_oracle() const { return solution && task::runs_in_oracle(*solution); }
 };
 
 using ProgressCallback = std::function<void(const std::string& line)>;
@@ -95,6 +102,12 @@ class Judge {
   struct Round;
   void build_reference(const ProgressCallback& say);
   SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder) const;
+  // A solution judged through the oracle (CandidateSource::solution): what is checked before it starts, its worker (the
+  // oracle in its candidate role, caches and temporary files in its own folder), its walls and its load request.
+  BuildResult oracle_candidate_build() const;
+  WorkerOptions oracle_candidate_worker(const std::filesystem::path& log_file, const std::filesystem::path& own_folder) const;
+  SandboxPolicy oracle_candidate_policy(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder) const;
+  static nlohmann::json oracle_candidate_load(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder);
   SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;
   JudgeOptions options_;

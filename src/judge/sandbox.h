@@ -25,6 +25,12 @@ struct SandboxPolicy {
   // with EPERM when false. The CPU worker sets it: a handler would run the candidate's code on the worker's main
   // thread while the judge flushes the caches before a timed call.
   bool signal_handlers = true;
+  // New processes and exec (fork, clone without namespaces, execve, wait4): false for every native candidate, whose
+  // filter kills them. Only a Python candidate on a GPU, or one whose C++ sources the oracle builds, sets it: Triton's
+  // JIT runs ptxas and a C compiler for its launcher, torch's extension loader runs ninja, g++ and nvcc. The children
+  // stay inside every other wall (Landlock, seccomp, the network namespace, no capability), which they inherit; what
+  // they do is not seen by the CPU clock of the candidate's threads (docs/canaries/README.md).
+  bool child_processes = false;
   std::vector<std::string> read_only;      // files and folders it may read (and map executable)
   std::vector<std::string> read_write;     // files and folders it may read, write, create and remove in
   std::vector<std::string> write_existing; // folders whose existing files it may read and write, but not list, create or remove
@@ -36,6 +42,10 @@ SandboxPolicy sandbox_policy_from(const nlohmann::json& j);
 // What was raised: {"active": [...], "unavailable": ["landlock: ...", ...]}. Irreversible for the calling process
 // (every thread started later inherits it); call it on the worker's only thread.
 nlohmann::json enter_sandbox(const SandboxPolicy& policy);
+
+// A second system-call filter over the first (filters stack, the stricter answer wins): new processes, exec and process
+// groups are killed again. The oracle's candidate role raises it once a torch extension is built. 0 or an errno.
+int forbid_child_processes();
 
 // The system paths a C++ candidate needs to load (the C and C++ runtimes, the dynamic loader's cache, /dev/null).
 std::vector<std::string> runtime_paths();

@@ -184,6 +184,16 @@ void SystemCallFilter::allow_threads_only(long number, std::uint32_t otherwise) 
   code_.push_back(statement(BPF_RET | BPF_K, otherwise));
 }
 
+void SystemCallFilter::allow_without_namespaces(long number, std::uint32_t otherwise) {
+  constexpr std::uint32_t kNamespaces =
+      CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
+  jump_unless_number(number, 4);
+  code_.push_back(statement(BPF_LD | BPF_W | BPF_ABS, argument_low(0)));
+  code_.push_back(jump(BPF_JMP | BPF_JSET | BPF_K, kNamespaces, 1, 0));
+  code_.push_back(statement(BPF_RET | BPF_K, allowed()));
+  code_.push_back(statement(BPF_RET | BPF_K, otherwise));
+}
+
 void SystemCallFilter::finish(std::uint32_t otherwise) {
   code_.push_back(statement(BPF_RET | BPF_K, otherwise));
   finished_ = true;

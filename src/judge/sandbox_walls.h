@@ -70,6 +70,8 @@ class SystemCallFilter {
   void allow_if_null(long number, int index, std::uint32_t otherwise);
   // clone: allowed for a thread (CLONE_THREAD) that makes no namespace; anything else gets `otherwise`.
   void allow_threads_only(long number, std::uint32_t otherwise);
+  // clone: allowed for a thread or a process that makes no namespace (the Python candidate's policy: sandbox.h).
+  void allow_without_namespaces(long number, std::uint32_t otherwise);
   // Ends the program: a call no rule named gets this.
   void finish(std::uint32_t otherwise);
   std::size_t instructions() const { return code_.size(); }

@@ -1,4 +1,4 @@
-// The content-caching check (shared/GUARD.md, timing): calls on inputs a candidate was never given, against the loop's
+// The content-caching check (docs/GUARD.md, timing): calls on inputs a candidate was never given, against the loop's
 // calls on inputs the correctness rounds had shown it. A candidate that keeps its answers keyed on the content copies
 // them in the loop and does the whole work on new inputs; an honest one takes as long on both.
 #pragma once

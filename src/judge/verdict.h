@@ -69,6 +69,9 @@ struct WorkloadVerdict {
 
 struct CandidateVerdict {
   std::string name;
+  // How the candidate ran: "native library (candidate ABI)", "kernel-only CUDA module", "python solution through the
+  // oracle", "torch extension through the oracle".
+  std::string kind;
   BuildResult build;
   std::vector<WorkloadVerdict> workloads;
   int worker_restarts = 0;

@@ -1,5 +1,5 @@
 // Exports of a judged candidate from the store: the kernel as one self-contained source file, or a SOL-ExecBench
-// solution.json (shared/TASK_FORMAT.md) with a torch binding generated around the candidate ABI. Only a candidate
+// solution.json (docs/SOL_EXECBENCH.md) with a torch binding generated around the candidate ABI. Only a candidate
 // that passed every workload it was judged on is exported.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Speed-of-light time per workload and the SOL score (shared/TASK_FORMAT.md).
+// Speed-of-light time per workload and the SOL score (docs/SOL_EXECBENCH.md).
 #pragma once
 
 #include <map>

@@ -6,9 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#ifndef KEEP_ROW
-#define KEEP_ROW 0
-#endif
+// Knobs (KEEP_ROW): defined by the judge from definition.json, the one place their values are written.
 
 KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   (void)num_inputs, (void)num_outputs, (void)stream;

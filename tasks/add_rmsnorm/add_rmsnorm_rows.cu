@@ -14,27 +14,7 @@
 // Arguments: x, residual, weight, eps, out, new_residual, then the var axes num_tokens and hidden_size.
 #include <cuda_bf16.h>
 
-#ifndef BLOCK
-#define BLOCK 256
-#endif
-#ifndef ROWS_PER_BLOCK
-#define ROWS_PER_BLOCK 1
-#endif
-#ifndef CLUSTER
-#define CLUSTER 1
-#endif
-#ifndef VEC
-#define VEC 1
-#endif
-#ifndef KEEP_ROW
-#define KEEP_ROW 0
-#endif
-#ifndef SHUFFLE_REDUCE
-#define SHUFFLE_REDUCE 0
-#endif
-#ifndef UNROLL
-#define UNROLL 1
-#endif
+// Knobs: defined by the judge from definition.json, the one place their values are written.
 
 static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0, "BLOCK: a power of two, 32 to 1024");
 static_assert(ROWS_PER_BLOCK >= 1 && BLOCK * ROWS_PER_BLOCK <= 1024, "BLOCK * ROWS_PER_BLOCK: at most 1024 threads");

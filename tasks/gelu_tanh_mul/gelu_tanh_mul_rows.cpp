@@ -5,9 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#ifndef UNROLL
-#define UNROLL 1
-#endif
+// Knobs (UNROLL): defined by the judge from definition.json, the one place their values are written.
 
 static inline uint16_t gelu_tanh_mul(uint16_t gate_bits, uint16_t up_bits) {
   const float beta = 0.7978845608028654f, kappa = 0.044715f;

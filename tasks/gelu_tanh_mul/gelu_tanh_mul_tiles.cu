@@ -19,24 +19,7 @@
 // Arguments: gate_up, out, then the var axes num_tokens and intermediate_size.
 #include <cuda_bf16.h>
 
-#ifndef VEC
-#define VEC 8
-#endif
-#ifndef BLOCK
-#define BLOCK 128
-#endif
-#ifndef ITEMS
-#define ITEMS 1
-#endif
-#ifndef WAVES
-#define WAVES 0
-#endif
-#ifndef MATH
-#define MATH 1
-#endif
-#ifndef STREAMING
-#define STREAMING 0
-#endif
+// Knobs: defined by the judge from definition.json, the one place their values are written.
 
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 bf16");
 static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: whole warps, at most 1024 threads");

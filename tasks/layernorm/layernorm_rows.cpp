@@ -6,9 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#ifndef ONE_PASS
-#define ONE_PASS 0
-#endif
+// Knobs (ONE_PASS): defined by the judge from definition.json, the one place their values are written.
 
 KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   (void)num_inputs, (void)num_outputs, (void)stream;

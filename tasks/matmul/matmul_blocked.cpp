@@ -4,12 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#ifndef BLOCK_K
-#define BLOCK_K 64
-#endif
-#ifndef BLOCK_N
-#define BLOCK_N 128
-#endif
+// Knobs (BLOCK_K, BLOCK_N): defined by the judge from definition.json, the one place their values are written.
 
 KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   (void)num_inputs, (void)num_outputs, (void)stream;

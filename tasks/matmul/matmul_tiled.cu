@@ -8,24 +8,7 @@
 // Arguments: a, b, c, then the var axes M, N and K.
 #include <cuda_pipeline_primitives.h>
 
-#ifndef TILE_M
-#define TILE_M 16
-#endif
-#ifndef TILE
-#define TILE 16
-#endif
-#ifndef THREAD_M
-#define THREAD_M 1
-#endif
-#ifndef THREAD_N
-#define THREAD_N 1
-#endif
-#ifndef BLOCK_K
-#define BLOCK_K 16
-#endif
-#ifndef STAGES
-#define STAGES 1
-#endif
+// Knobs: defined by the judge from definition.json, the one place their values are written.
 
 constexpr int kThreadsM = TILE_M / THREAD_M;  // threads along a column of the tile (threadIdx.y)
 constexpr int kThreadsN = TILE / THREAD_N;  // threads along a row of the tile (threadIdx.x)

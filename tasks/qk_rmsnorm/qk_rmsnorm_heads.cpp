@@ -6,9 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#ifndef KEEP_HEAD
-#define KEEP_HEAD 0
-#endif
+// Knobs (KEEP_HEAD): defined by the judge from definition.json, the one place their values are written.
 
 static void rms_norm_heads(const uint16_t* x, const uint16_t* weight, float eps, uint16_t* out, int64_t vectors, int64_t head_dim) {
   std::vector<float> w(static_cast<size_t>(head_dim));

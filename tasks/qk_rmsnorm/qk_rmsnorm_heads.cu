@@ -26,36 +26,7 @@
 // head_dim.
 #include <cuda_bf16.h>
 
-#ifndef THREADS_PER_HEAD
-#define THREADS_PER_HEAD 16
-#endif
-#ifndef HEADS_PER_BLOCK
-#define HEADS_PER_BLOCK 16
-#endif
-#ifndef ITEMS
-#define ITEMS 2
-#endif
-#ifndef VEC
-#define VEC 8
-#endif
-#ifndef KEEP
-#define KEEP 1
-#endif
-#ifndef WEIGHT_IN_REGS
-#define WEIGHT_IN_REGS 0
-#endif
-#ifndef WAVES
-#define WAVES 0
-#endif
-#ifndef FP32_MATH
-#define FP32_MATH 1
-#endif
-#ifndef STREAMING
-#define STREAMING 0
-#endif
-#ifndef MAX_REGS
-#define MAX_REGS 0
-#endif
+// Knobs: defined by the judge from definition.json, the one place their values are written.
 
 constexpr int kBlock = THREADS_PER_HEAD * HEADS_PER_BLOCK;
 constexpr int kKept = KEEP > 0 ? KEEP : 1;

@@ -29,24 +29,7 @@
 // head_dim and max_position.
 #include <cuda_bf16.h>
 
-#ifndef VEC
-#define VEC 8
-#endif
-#ifndef HEADS
-#define HEADS 0
-#endif
-#ifndef ITEMS
-#define ITEMS 1
-#endif
-#ifndef WAVES
-#define WAVES 0
-#endif
-#ifndef CACHE_TRIG
-#define CACHE_TRIG 1
-#endif
-#ifndef STREAMING
-#define STREAMING 0
-#endif
+// Knobs: defined by the judge from definition.json, the one place their values are written.
 
 static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "VEC: 1, 2, 4 or 8 pairs");
 static_assert(HEADS >= 0 && HEADS <= 1024, "HEADS: 0 (every head of a token) or 1 to 1024 head slots");

@@ -14,27 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
-#ifndef THREADS
-#define THREADS 1
-#endif
-#ifndef ROWS_PER_STEP
-#define ROWS_PER_STEP 1
-#endif
-#ifndef VEC
-#define VEC 1
-#endif
-#ifndef ONE_PASS
-#define ONE_PASS 0
-#endif
-#ifndef FAST_EXP
-#define FAST_EXP 0
-#endif
-#ifndef STORE_EXP
-#define STORE_EXP 0
-#endif
-#ifndef PREFETCH_LINES
-#define PREFETCH_LINES 0
-#endif
+// Knobs: defined by the judge from definition.json, the one place their values are written.
 
 namespace {
 

@@ -7,9 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#ifndef KEEP_EXP
-#define KEEP_EXP 1
-#endif
+// Knobs (KEEP_EXP): defined by the judge from definition.json, the one place their values are written.
 
 KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   (void)num_inputs, (void)num_outputs, (void)stream;

@@ -51,51 +51,7 @@
 // Arguments: x, y, then the var axes num_rows and row_length.
 #include <cuda_bf16.h>
 
-#ifndef BLOCK
-#define BLOCK 0
-#endif
-#ifndef ROWS_PER_BLOCK
-#define ROWS_PER_BLOCK 1
-#endif
-#ifndef CLUSTER
-#define CLUSTER 1
-#endif
-#ifndef VEC
-#define VEC 8
-#endif
-#ifndef KEEP_ROW
-#define KEEP_ROW 4
-#endif
-#ifndef DECODE_KEEP
-#define DECODE_KEEP 4
-#endif
-#ifndef ONLINE
-#define ONLINE 1
-#endif
-#ifndef EXP_ONCE
-#define EXP_ONCE 0
-#endif
-#ifndef SHUFFLE_REDUCE
-#define SHUFFLE_REDUCE 1
-#endif
-#ifndef EXP_MODE
-#define EXP_MODE 0
-#endif
-#ifndef UNROLL
-#define UNROLL 4
-#endif
-#ifndef WAVES
-#define WAVES 0
-#endif
-#ifndef PREFETCH
-#define PREFETCH 0
-#endif
-#ifndef OCCUPANCY
-#define OCCUPANCY 1024
-#endif
-#ifndef STREAMING
-#define STREAMING 1
-#endif
+// Knobs: defined by the judge from definition.json, the one place their values are written.
 
 static_assert(BLOCK == 0 || (BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0), "BLOCK: 0, or a power of two, 32 to 1024");
 static_assert(BLOCK > 0 || KEEP_ROW >= 1, "BLOCK 0 fits the threads to KEEP_ROW vectors each: KEEP_ROW >= 1");

@@ -5,9 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#ifndef UNROLL
-#define UNROLL 1
-#endif
+// Knobs (UNROLL): defined by the judge from definition.json, the one place their values are written.
 
 static inline uint16_t swiglu(uint16_t gate_bits, uint16_t up_bits) {
   const float gate = kernelarc_bf16_to_float(gate_bits);

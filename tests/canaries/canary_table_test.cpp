@@ -1,4 +1,4 @@
-// The canary table (issue 8): every hack class of shared/GUARD.md has a candidate that commits it, judged here through
+// The canary table (issue 8): every hack class of docs/GUARD.md has a candidate that commits it, judged here through
 // `kernelarc eval` as a user would, next to honest candidates with unusual tricks. Every canary must be rejected and
 // every honest one accepted; the table of what each got is written as Markdown (docs/canaries/ keeps the latest).
 //   KERNELARC_CANARY_DEVICE  cpu (default) or cuda:N: which rows are judged

@@ -1,5 +1,5 @@
 // The CPU judge end to end: real compiler, real worker processes, the built-in tasks, and one canary candidate
-// per hack class (tests/judge/candidates, each saying in its first line what it does). shared/GUARD.md is the spec.
+// per hack class (tests/judge/candidates, each saying in its first line what it does). docs/GUARD.md is the spec.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -168,3 +168,37 @@ TEST_F(SandboxTest, HostileCallsKillTheProcess) {
 
 }  // namespace
 }  // namespace kernelarc::judge
+
+namespace kernelarc::judge {
+namespace {
+
+// The Python candidate's policy on a GPU or for a build (SandboxPolicy::child_processes): a child may be started and
+// exec a program the policy reads, inside the same walls; once forbid_child_processes has stacked its filter, a fork
+// kills again. The native policy (cpu_policy) kills the fork (HostileCallsKillTheProcess).
+TEST_F(SandboxTest, ChildProcessesAreAllowedOnlyWhenThePolicySaysSoAndCanBeForbiddenAgain) {
+  SandboxPolicy policy = cpu_policy();
+  policy.child_processes = true;
+  policy.signal_handlers = true;
+  policy.read_only.insert(policy.read_only.end(), {"/usr/bin", "/bin"});
+  const auto run_true = [] {
+    const pid_t child = fork();
+    if (child < 0) return 1;
+    if (child == 0) {
+      char* const argv[] = {const_cast<char*>("true"), nullptr};
+      execv("/bin/true", argv);
+      _exit(9);
+    }
+    int status = 0;
+    if (waitpid(child, &status, 0) != child) return 2;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 3;
+  };
+  expect_exit(in_sandbox(policy, run_true), 0);
+  expect_killed_by_the_filter(in_sandbox(policy, [&] {
+    if (forbid_child_processes() != 0) return 4;
+    return run_true();
+  }));
+  expect_killed_by_the_filter(in_sandbox(cpu_policy(), run_true));
+}
+
+}  // namespace
+}  // namespace kernelarc::judge

@@ -9,6 +9,7 @@
 #include <limits>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -158,6 +159,21 @@ TEST_F(TaskLoaderTest, EveryBuiltInTaskLoads) {
     EXPECT_GE(held_out, 1);
     EXPECT_LT(held_out, static_cast<long>(task.workloads.size()));
     for (const auto& workload : task.workloads) EXPECT_NO_THROW(resolve_workload(task, workload));
+  }
+}
+
+// A knob's values are written once, in definition.json: a template source that also defines a default (#ifndef KNOB /
+// #define KNOB v) can drift from it unseen, since the judge always defines every knob (matmul's had: 64 against 16).
+TEST_F(TaskLoaderTest, NoTemplateSourceDefinesItsOwnKnobs) {
+  for (const auto& directory : task_directories(kTasks)) {
+    const auto task = load_task(directory);
+    for (const auto& t : task.definition.templates) {
+      std::ifstream in(t.source);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (const auto& knob : t.knobs)
+        EXPECT_EQ(text.find("#define " + knob.name + " "), std::string::npos)
+            << t.source.string() << " defines knob " << knob.name << ", whose values definition.json holds";
+    }
   }
 }
 
