@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "common/units.h"
 #include "judge/abi_header.h"
 #include "judge/build_cache.h"
 #include "llm/response_parser.h"
@@ -37,7 +38,8 @@ std::string workload_table(const std::vector<engine::WorkloadTime>& times) {
 }
 
 std::string board_line(const engine::Conclusion& c) {
-  return fmt::format("[{}] {}: {} ({:+.1f}%): {}", c.strategy.empty() ? "start" : c.strategy, c.change, c.outcome, 100 * c.effect, c.lesson);
+  return fmt::format("[{}] {}: {} ({}): {}", c.strategy.empty() ? "start" : c.strategy, c.change, c.outcome,
+                     c.outcome.rfind("rejected", 0) == 0 ? "not timed" : common::effect_ratio(c.effect), c.lesson);
 }
 
 }  // namespace

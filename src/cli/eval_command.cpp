@@ -6,11 +6,13 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/options.h"
 #include "common/closest_name.h"
+#include "common/units.h"
 #include "engine/recording.h"
 #include "judge/build_cache.h"
 #include "judge/judge.h"
@@ -51,10 +53,7 @@ struct EvalArguments {
   CpuPeakOverrides peaks;
 };
 
-std::string format_time(double ns) {
-  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
-  return fmt::format("{:.2f} us", ns / 1e3);
-}
+std::string format_time(double ns) { return common::format_time_ns(ns); }
 
 std::map<std::string, std::int64_t> parse_knobs(const std::vector<std::string>& items) {
   std::map<std::string, std::int64_t> knobs;
@@ -145,6 +144,29 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
   return source;
 }
 
+// The machine around the timing, as the verdict read it: null when nothing was timed.
+json conditions_json(const judge::CandidateVerdict& verdict) {
+  if (!verdict.conditions_before || !verdict.conditions_after) return nullptr;
+  return {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)},
+          {"warnings", verdict.measurement_warnings}};
+}
+
+// "machine during timing: load 0.52 -> 0.61 (1-minute average, 2 cores); SM clock 1980 -> 1980 MHz"; nullopt when nothing
+// was timed.
+std::optional<std::string> conditions_text(const judge::CandidateVerdict& verdict, bool on_gpu) {
+  if (!verdict.conditions_before || !verdict.conditions_after) return std::nullopt;
+  const auto& before = *verdict.conditions_before;
+  const auto& after = *verdict.conditions_after;
+  std::string text = "machine during timing: ";
+  text += before.load_1min && after.load_1min ? fmt::format("load {:.2f} -> {:.2f} (1-minute average, {} cores)", *before.load_1min,
+                                                            *after.load_1min, std::thread::hardware_concurrency())
+                                              : "load not readable (no /proc/loadavg)";
+  if (on_gpu)
+    text += before.sm_clock_mhz && after.sm_clock_mhz ? fmt::format("; SM clock {} -> {} MHz", *before.sm_clock_mhz, *after.sm_clock_mhz)
+                                                      : "; SM clock not readable (NVML is not available)";
+  return text;
+}
+
 void print_table(const task::Task& task, const judge::CandidateVerdict& verdict, const task::DevicePeaks& peaks) {
   fmt::print("{} on {} ({}, peaks: {})\n", verdict.name, task.definition.name, peaks.name, peaks.source);
   if (!verdict.kind.empty()) fmt::print("candidate: {}\n", verdict.kind);
@@ -194,7 +216,7 @@ void record(store::Store& store, const task::Task& task, const EvalArguments& ar
     run_id = store.begin_run(run);
     engine::record_candidate(store, run_id, source, verdict, {std::nullopt, "user", ""});
     store.finish_run(run_id, verdict.passed() ? "passed" : "failed",
-                     json{{"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds}}.dump());
+                     json{{"passed", verdict.passed()}, {"judge_seconds", verdict.judge_seconds}, {"conditions", conditions_json(verdict)}}.dump());
   });
 }
 
@@ -296,6 +318,7 @@ int run_eval(const EvalArguments& args) {
                              {"cache_key", verdict.build.cache_key}, {"diagnostics", verdict.build.diagnostics}}},
                   {"workloads", json::array()}};
       if (auto mean = verdict.mean_score()) out["mean_score"] = *mean;
+      out["conditions"] = conditions_json(verdict);
       for (const auto& row : verdict.workloads) out["workloads"].push_back(engine::workload_json(row));
       if (!store_error.empty()) out["store_error"] = store_error;
       std::cout << out.dump(2) << std::endl;
@@ -303,6 +326,8 @@ int run_eval(const EvalArguments& args) {
       print_table(task, verdict, peaks);
       for (const auto& row : verdict.workloads)
         for (const auto& warning : row.warnings) fmt::print("warning: {}\n", warning);
+      if (const auto said = conditions_text(verdict, device->kind == "cuda")) fmt::print("{}\n", *said);
+      for (const auto& warning : verdict.measurement_warnings) fmt::print("warning: {}\n", warning);
       if (store_error.empty()) fmt::print("recorded as run {} in {}\n", run_id, store_path.string());
     }
     if (!store_error.empty()) {

@@ -29,6 +29,9 @@ const std::map<std::string, std::string>& topics() {
   score     the SOL score S = 1 / (1 + (T - T_sol) / (T_b - T_sol)), T the median, T_b the baseline's time
             (--baseline-file, --baseline-candidate or --baseline-torch): 0.5 at the baseline, 1 at speed of light
   reason    why a workload failed
+Under the table, "machine during timing": the 1-minute load average (and on a GPU the SM clock) before the first
+timed loop and after the last; a "warning:" line when either moved beyond noise (load by 1 or a quarter of the
+cores, clock by 5%): judge again before trusting the times.
 `kernelarc run` compares every candidate with the starting one: "2.00x faster" halves the time, "0.50x slower"
 doubles it.
 )"},

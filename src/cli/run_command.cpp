@@ -263,6 +263,7 @@ int run_command(const RunArguments& args) {
                                  store_path.string()));
       return kExitStore;
     }
+    display.close();  // its last state stays on the screen above the summary
     if (args.json_output) {
       json out = report::summary_json(summary);
       out["task"] = task.definition.name;

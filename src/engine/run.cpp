@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/hash.h"
+#include "common/units.h"
 #include "engine/recording.h"
 #include "judge/build_cache.h"
 
@@ -202,12 +203,12 @@ std::string feedback_for(const std::string& hypothesis, const std::string& outco
     text += "\nCompiler output:\n" + verdict.build.diagnostics.substr(0, kFeedbackChars);
   if (!verdict.build.resources.empty()) text += "\nResources per kernel (registers, shared memory, spills): " + verdict.build.resources.dump();
   if (measured.passed)
-    text += fmt::format("\nIts geometric-mean time {:.2f} us against the incumbent's {:.2f} us ({:+.1f}%), measured spread {:.1f}%.",
-                        measured.time_ns / 1e3, incumbent_ns / 1e3, incumbent_ns > 0 ? 100 * (measured.time_ns - incumbent_ns) / incumbent_ns : 0.0,
-                        100 * measured.spread);
+    text += fmt::format("\nIts geometric-mean time {} against the incumbent's {} ({}), measured spread {:.1f}%.",
+                        common::format_time_ns(measured.time_ns), common::format_time_ns(incumbent_ns),
+                        common::speed_ratio(incumbent_ns, measured.time_ns), 100 * measured.spread);
   for (const auto& row : verdict.workloads)
     if (row.status == judge::Status::passed && row.timing && !row.held_out)
-      text += fmt::format("\n  {}: {:.2f} us", row.uuid, row.timing->median_ns / 1e3);
+      text += fmt::format("\n  {}: {}", row.uuid, common::format_time_ns(row.timing->median_ns));
   return text;
 }
 
@@ -227,7 +228,9 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   std::optional<judge::CandidateVerdict> again;
   std::optional<Measured> measured_again;
   if (decision == Verdict::measure_again) {
-    if (progress_) progress_(fmt::format("  {} looks faster ({:.2f} us): measuring it again", source.name, measured.time_ns / 1e3));
+    if (progress_)
+      progress_(fmt::format("  {} looks faster ({}, {} than the incumbent): measuring it again", source.name, common::format_time_ns(measured.time_ns),
+                            common::speed_ratio(incumbent_ns, measured.time_ns)));
     again = judge_(source);
     measured_again = measure(number, *again);
     decision = st.controller.confirm(*measured_again);
@@ -244,12 +247,15 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     outcome = "rejected: " + measured.reason.substr(0, measured.reason.find(' '));
     lesson = fmt::format("{} fails: {}", hypothesis, measured.reason);
   } else if (decision == Verdict::promoted) {
-    lesson = fmt::format("{} is {:.1f}% faster: keep it", hypothesis, 100 * effect);
+    lesson = fmt::format("{} is {}: keep it", hypothesis, common::effect_ratio(effect));
   } else if (measured_again) {
-    lesson = fmt::format("{} was {:.1f}% faster once, not when measured again: noise", hypothesis, 100 * effect);
+    lesson = fmt::format("{} was {} once, not when measured again: noise", hypothesis, common::effect_ratio(effect));
   } else {
-    lesson = fmt::format("{} is correct but {:+.1f}% (not faster beyond the noise)", hypothesis, 100 * effect);
+    lesson = fmt::format("{} is correct but {} (not faster beyond the noise)", hypothesis, common::effect_ratio(effect));
   }
+  std::vector<std::string> warnings = verdict.measurement_warnings;
+  if (again) warnings.insert(warnings.end(), again->measurement_warnings.begin(), again->measurement_warnings.end());
+  st.summary.measurement_warnings += !warnings.empty();
   // One transaction per candidate: a kill at any moment leaves all of it in the store or none of it.
   std::int64_t id = 0;
   store_.transaction([&] {
@@ -262,6 +268,9 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     if (!usage.empty()) payload["usage"] = usage_json(usage);
     payload["judge_seconds"] = verdict.judge_seconds + (again ? again->judge_seconds : 0.0);
     payload["phase_seconds"] = verdict.phase_seconds;  // of the first measurement
+    if (verdict.conditions_before && verdict.conditions_after)
+      payload["conditions"] = {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)}};
+    if (!warnings.empty()) payload["measurement_warnings"] = warnings;
     event("judged", payload);
     if (decision == Verdict::first) return;
     Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, outcome, effect, lesson, 0};
@@ -272,6 +281,7 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
       event("promoted", {{"candidate", id}, {"agent", proposer}, {"from_ns", incumbent_ns}, {"to_ns", st.controller.incumbent()->time_ns}});
   });
   st.store_id_of.push_back(id);
+  if (proposer == "start") st.summary.start_candidate = id;
   if (st.summary.sandbox.is_null() && verdict.sandbox.is_object()) {
     st.summary.sandbox = verdict.sandbox;
     event("sandbox", verdict.sandbox);
@@ -294,12 +304,16 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     if (st.summary.agents[i].name == proposer) st.feedback[i] = feedback_for(hypothesis, outcome, measured, verdict, incumbent_ns);
   if (progress_) {
     // A second measurement that kept a faster candidate out says what it saw: its time and its spread decided.
-    const std::string second = measured_again ? fmt::format("; measured again {} us, spread {:.0f}% against {:.0f}% first",
-                                                            measured_again->passed ? fmt::format("{:.2f}", measured_again->time_ns / 1e3) : "-",
-                                                            100 * measured_again->spread, 100 * measured.spread)
+    const std::string second = measured_again ? fmt::format("; measured again {}, spread {:.0f}% against {:.0f}% first",
+                                                            common::format_time_ns(measured_again->time_ns), 100 * measured_again->spread,
+                                                            100 * measured.spread)
                                               : "";
-    progress_(fmt::format("  [{}/{}] {} {}: {} ({}{})", st.summary.judged, options_.budget, proposer, source.name, verdict_name(decision),
-                          measured.passed ? fmt::format("{:.2f} us", measured.time_ns / 1e3) : measured.reason, second));
+    // The counter is judged out of the budget; the candidate's number is the store's, as runs, the summary and export say it.
+    std::string what = measured.passed ? common::format_time_ns(measured.time_ns) : measured.reason;
+    if (measured.passed && incumbent_ns > 0) what += fmt::format(", {} than the incumbent", common::speed_ratio(incumbent_ns, measured.time_ns));
+    progress_(fmt::format("  [{}/{}] candidate {} by {}: {} ({}{}) {}", st.summary.judged, options_.budget, id, proposer, verdict_name(decision),
+                          what, second, source.name));
+    for (const auto& warning : warnings) progress_(fmt::format("    warning (candidate {}): {}", id, warning));
   }
   tell_snapshot();
   return decision;
@@ -313,7 +327,10 @@ void Run::count_for_agent(const std::string& agent, Verdict decision, const std:
     status.backups += decision == Verdict::backup;
     status.rejected += decision == Verdict::rejected;
     status.last = outcome;
-    if (measured.passed && (status.best_ns == 0 || measured.time_ns < status.best_ns)) status.best_ns = measured.time_ns;
+    if (measured.passed && (status.best_ns == 0 || measured.time_ns < status.best_ns)) {
+      status.best_ns = measured.time_ns;
+      status.best_candidate = state_->store_id_of[static_cast<std::size_t>(measured.candidate_id)];
+    }
   }
 }
 
@@ -321,6 +338,7 @@ void Run::tell_snapshot() {
   if (!snapshot_) return;
   State& st = *state_;
   st.summary.best = st.controller.incumbent();
+  st.summary.best_candidate = st.summary.best ? st.store_id_of[static_cast<std::size_t>(st.summary.best->candidate_id)] : 0;
   st.summary.board_size = st.board.entries().size();
   st.summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
   snapshot_(st.summary, options_.budget);
@@ -336,10 +354,36 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
   summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
   if (const auto& best = st.controller.incumbent()) {
     summary.best = *best;
+    summary.best_candidate = st.store_id_of[static_cast<std::size_t>(best->candidate_id)];
     summary.best_knobs = st.knobs_of[static_cast<std::size_t>(best->candidate_id)];
+  }
+  // The start was judged first, perhaps on a cooler or quieter machine: judged again now, beside the best, it is what the
+  // final speed-up is reported against. Not for a run stopped on request (the user is waiting) or one whose best is the start.
+  if (options_.remeasure_start && status == "finished" && summary.best && summary.best->candidate_id != 1 && summary.start.passed) {
+    if (progress_) progress_(fmt::format("  measuring the starting candidate {} again for the final speed-up", summary.start_candidate));
+    try {
+      const auto again = judge_(source_for(st.knobs_of[1]));
+      summary.start_again = measure(1, again);
+      json payload = {{"candidate", summary.start_candidate}, {"measured", measured_json(*summary.start_again)},
+                      {"first_ns", summary.start.time_ns}, {"judge_seconds", again.judge_seconds}};
+      if (!again.measurement_warnings.empty()) payload["measurement_warnings"] = again.measurement_warnings;
+      event("start_measured_again", payload);
+      for (const auto& warning : again.measurement_warnings)
+        if (progress_) progress_(fmt::format("    warning (the start again): {}", warning));
+      if (progress_)
+        progress_(summary.start_again->passed
+                      ? fmt::format("  the start now takes {} (first {}): the best is {} than the faster of the two",
+                                    common::format_time_ns(summary.start_again->time_ns), common::format_time_ns(summary.start.time_ns),
+                                    common::speed_ratio(summary.start_ns(), summary.best->time_ns))
+                      : fmt::format("  the start failed when judged again ({}): the speed-up is against its first time", summary.start_again->reason));
+    } catch (const std::exception& error) {
+      if (progress_) progress_(fmt::format("  the start could not be judged again ({}): the speed-up is against its first time", error.what()));
+    }
   }
   const json result = {{"stop_reason", reason}, {"judged", summary.judged}, {"budget", options_.budget}, {"promotions", summary.promotions},
                        {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
+                       {"start_again_ns", summary.start_again && summary.start_again->passed ? json(summary.start_again->time_ns) : json()},
+                       {"start_candidate", summary.start_candidate},
                        {"best_ns", summary.best ? json(summary.best->time_ns) : json()},
                        {"best_candidate", summary.best ? json(st.store_id_of[static_cast<std::size_t>(summary.best->candidate_id)]) : json()},
                        {"best_knobs", summary.best_knobs}, {"usage", usage_json(summary.usage())}};
@@ -438,13 +482,17 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
       if (verdict_name(decision) != payload.at("decision").get<std::string>())
         throw std::runtime_error(fmt::format("run {} cannot be replayed: candidate {} was {}, the replay says {}", run_id, number,
                                              payload.at("decision").get<std::string>(), verdict_name(decision)));
-      if (payload.at("agent") == "start") st.summary.start = measured_from(number, payload.at("measured"));
+      if (payload.at("agent") == "start") {
+        st.summary.start = measured_from(number, payload.at("measured"));
+        st.summary.start_candidate = payload.at("candidate").get<std::int64_t>();
+      }
       replayed.push_back({payload.at("agent").get<std::string>(), decision,
                           measured_from(number, payload.contains("measured_again") ? payload.at("measured_again") : payload.at("measured"))});
       if (decision == Verdict::promoted) ++st.summary.promotions;
       st.tried.insert(knobs);
       st.knobs_of.push_back(knobs);
       st.store_id_of.push_back(payload.at("candidate").get<std::int64_t>());
+      st.summary.measurement_warnings += payload.contains("measurement_warnings");
       ++st.summary.judged;
     }
   }

@@ -46,6 +46,7 @@ struct RunOptions {
   std::map<std::string, double> baseline_ns;    // T_b by workload uuid for the SOL score: recorded, so a resumed run scores alike
   std::optional<double> max_cost_usd;           // language models' spend at which the run stops; nullopt: no limit
   std::string llm_config;                       // the LLM team's configuration (JSON, no keys in it), so a resumed run asks the same models
+  bool remeasure_start = true;                  // judge the starting candidate again at the end: the final speed-up's reference
 };
 
 struct Agent {
@@ -60,6 +61,7 @@ struct AgentStatus {
   int judged = 0, promoted = 0, backups = 0, rejected = 0;
   std::string last;          // its last verdict: "promoted", "backup", "rejected: INCORRECT_NUMERICAL", ...
   double best_ns = 0;        // its fastest correct candidate; 0: none yet
+  std::int64_t best_candidate = 0;  // that candidate's id in the store
   int failed_proposals = 0;  // proposals that came to nothing (a model that gave no usable answer, a duplicate)
   bool retired = false;      // too many in a row: it proposes no more
   ModelUsage usage;          // its language model's spend
@@ -72,13 +74,22 @@ struct RunSummary {
   int promotions = 0;
   int plateaus = 0;
   Measured start;                    // the starting candidate
+  std::optional<Measured> start_again;  // the starting candidate judged again at the end (same machine state as the best)
   std::optional<Measured> best;      // the incumbent at the end
+  std::int64_t start_candidate = 0;  // the store's candidate ids: the numbering the log, the display, runs and export share
+  std::int64_t best_candidate = 0;
   Knobs best_knobs;
   std::vector<Agent> agents;
   std::vector<AgentStatus> agent_status;   // by agent, in agent order
   std::size_t board_size = 0;
+  int measurement_warnings = 0;            // candidates timed while the machine's load or the GPU's clock moved
   double elapsed_s = 0;                    // this process's share of the run (since execute or resume)
   ModelUsage usage() const;                // every agent's spend together
+  // The start's time the speed-up is reported against: the faster of its two measurements when it was judged again at the
+  // end (load only ever adds time, so a speed-up is never claimed that one of them does not support), else the first.
+  double start_ns() const {
+    return start_again && start_again->passed && start_again->time_ns < start.time_ns ? start_again->time_ns : start.time_ns;
+  }
   nlohmann::json sandbox;                  // the walls the candidates ran behind ({"active": [...], "unavailable": [...]}); null: none
 };
 

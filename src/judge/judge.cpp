@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "common/hash.h"
+#include "common/units.h"
 #include "common/parallel.h"
 #include "judge/baseline_cache.h"
 #include "judge/build_cache.h"
@@ -651,11 +652,17 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   reference_session.load = {{"op", "load"}, {oracle_ ? "python" : "library", reference_build_->library.string()}};
   const auto deadline = options_.call_timeout;
 
+  const auto workloads_started = std::chrono::steady_clock::now();
   for (const auto* workload : workloads) {
     WorkloadVerdict row;
     row.uuid = workload->uuid;
     row.held_out = workload->held_out;
-    say(fmt::format("workload {}{}", workload->uuid, workload->held_out ? " (held out)" : ""));
+    // Workloads done out of all, and the time left at the pace so far.
+    const std::size_t done = verdict.workloads.size();
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - workloads_started).count();
+    say(fmt::format("workload {}/{} {}{}{}", done + 1, workloads.size(), workload->uuid, workload->held_out ? " (held out)" : "",
+                    done == 0 ? "" : fmt::format(" ({} done in {}, about {} left)", done, common::format_duration_s(spent),
+                                                 common::format_duration_s(spent / static_cast<double>(done) * static_cast<double>(workloads.size() - done)))));
     const auto resolved = task::resolve_workload(task_, *workload);
     row.roofline = task::estimate_roofline(task_, resolved, peaks_);
     if (auto baseline = baselines_.find(workload->uuid); baseline != baselines_.end()) {
@@ -1149,6 +1156,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       std::optional<double> below_light_median_ns;  // the first measurement below the speed of light, if one was
       int unseen_compared = 0;  // calls on new inputs compared so far, over every measurement (each one slower, or it passed)
       double unseen_by_load = 1;  // the chance that load alone made every one of them slower
+      if (!verdict.conditions_before) verdict.conditions_before = read_machine_conditions(options_.device);
       const auto timing_loop = phases.measure("timing");
       for (int attempt = 1;; ++attempt) {
         std::vector<double> overhead{0.0};
@@ -1404,6 +1412,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   }
   verdict.worker_restarts = candidate_session.worker.restarts() - restarts_before;
   verdict.sandbox = candidate_session.sandbox_report;
+  if (verdict.conditions_before) {
+    verdict.conditions_after = read_machine_conditions(options_.device);
+    verdict.measurement_warnings = conditions_moved(*verdict.conditions_before, *verdict.conditions_after, std::thread::hardware_concurrency());
+    for (const auto& warning : verdict.measurement_warnings) say("  warning: " + warning);
+  }
   verdict.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   verdict.phase_seconds = phases.seconds();
   return verdict;

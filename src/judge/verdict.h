@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "judge/cpu_compiler.h"
+#include "judge/machine_conditions.h"
 #include "task/roofline.h"
 
 namespace kernelarc::judge {
@@ -78,6 +79,9 @@ struct CandidateVerdict {
   double judge_seconds = 0;
   std::map<std::string, double> phase_seconds;  // where judge_seconds went: build, workers, inputs, calls, checks, ...
   nlohmann::json sandbox;      // the candidate worker's walls: {"active": [...], "unavailable": [...]}; null when none was raised
+  // The machine before the first timed loop and after the last (nullopt when nothing was timed), and what moved between.
+  std::optional<MachineConditions> conditions_before, conditions_after;
+  std::vector<std::string> measurement_warnings;
   bool passed() const;
   std::optional<double> mean_score() const;  // over workloads with a score; nullopt if none
 };

@@ -6,6 +6,8 @@
 #include <array>
 #include <set>
 
+#include "common/units.h"
+
 namespace kernelarc::report {
 
 namespace {
@@ -13,7 +15,7 @@ namespace {
 // A rejected candidate was never timed: its effect of 0 means "not measured", not "as fast".
 bool measured(const store::ConclusionRecord& c) { return c.outcome.rfind("rejected", 0) != 0; }
 
-std::string effect_text(const store::ConclusionRecord& c) { return measured(c) ? fmt::format("{:+.1f}%", 100.0 * c.effect) : "-"; }
+std::string effect_text(const store::ConclusionRecord& c) { return measured(c) ? common::effect_ratio(c.effect) : "-"; }
 
 std::string one_line(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
@@ -79,7 +81,7 @@ std::vector<store::ConclusionRecord> board_entries(const store::Store& store, co
 std::string board_table(const std::vector<store::ConclusionRecord>& entries, std::size_t width) {
   constexpr std::size_t kColumns = 8;
   // The widest a column gets before its cells are cut; the lesson, last, is never padded.
-  constexpr std::array<std::size_t, kColumns> kCaps = {8, 6, 24, 14, 48, 32, 8, 0};
+  constexpr std::array<std::size_t, kColumns> kCaps = {8, 6, 24, 14, 48, 32, 13, 0};
   constexpr std::array<bool, kColumns> kRight = {true, true, false, false, false, false, true, false};
   std::vector<std::array<std::string, kColumns>> rows;
   rows.push_back({"id", "run", "task", "strategy", "change", "outcome", "effect", "lesson"});

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/units.h"
 #include "report/live_display.h"
 
 namespace kernelarc::report {
@@ -11,10 +12,11 @@ using nlohmann::json;
 std::string summary_table(const std::string& title, const engine::RunSummary& s) {
   std::string out = fmt::format("{}: {} candidates judged in {}, {} promotions, {} plateaus; {}\n\n", title, s.judged, format_duration(s.elapsed_s),
                                 s.promotions, s.plateaus, s.stop_reason);
-  out += fmt::format("  {:<9} {:<12} {:>6} {:>9} {:>8} {:>9} {:>14}\n", "agent", "strategy", "judged", "promoted", "backups", "rejected", "best (us)");
+  out += fmt::format("  {:<9} {:<12} {:>6} {:>9} {:>8} {:>9} {:>10} {:>9}\n", "agent", "strategy", "judged", "promoted", "backups", "rejected", "best",
+                     "candidate");
   for (const auto& a : s.agent_status)
-    out += fmt::format("  {:<9} {:<12} {:>6} {:>9} {:>8} {:>9} {:>14}\n", a.name, a.strategy, a.judged, a.promoted, a.backups, a.rejected,
-                       a.best_ns > 0 ? fmt::format("{:.2f}", a.best_ns / 1e3) : "-");
+    out += fmt::format("  {:<9} {:<12} {:>6} {:>9} {:>8} {:>9} {:>10} {:>9}\n", a.name, a.strategy, a.judged, a.promoted, a.backups, a.rejected,
+                       common::format_time_ns(a.best_ns), a.best_candidate > 0 ? std::to_string(a.best_candidate) : "-");
   if (const auto total = s.usage(); !total.empty()) {
     out += fmt::format("\n  {:<9} {:>8} {:>8} {:>10} {:>10} {:>9} {:>8}\n", "agent", "requests", "failures", "tokens in", "tokens out", "cost ($)",
                        "no-shows");
@@ -26,8 +28,18 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
   }
   out += "\n";
   if (s.best) {
-    out += fmt::format("  start {:.2f} us -> best {:.2f} us ({:.2f}x)", s.start.time_ns / 1e3, s.best->time_ns / 1e3,
-                       s.best->time_ns > 0 ? s.start.time_ns / s.best->time_ns : 0.0);
+    // The start measured again at the end is the reference: both times then come from the same state of the machine.
+    const std::string start_again = s.start_again && s.start_again->passed
+                                        ? fmt::format(", {} measured again at the end (the faster is the reference)",
+                                                      common::format_time_ns(s.start_again->time_ns))
+                                        : "";
+    out += fmt::format("  start: candidate {}, {}{}\n", s.start_candidate, common::format_time_ns(s.start.time_ns), start_again);
+    if (s.best_candidate == s.start_candidate)
+      out += fmt::format("  best:  candidate {}, {}, the start (nothing faster beyond the noise was found)", s.best_candidate,
+                         common::format_time_ns(s.best->time_ns));
+    else
+      out += fmt::format("  best:  candidate {}, {}, {} than the start", s.best_candidate, common::format_time_ns(s.best->time_ns),
+                         common::speed_ratio(s.start_ns(), s.best->time_ns));
     if (s.best->sol_fraction > 0) out += fmt::format(", {:.1f}% of the roofline", 100 * s.best->sol_fraction);
     if (s.best->sol_score) out += fmt::format(", SOL score {:.3f}", *s.best->sol_score);
     out += fmt::format("\n  best knobs {}\n", json(s.best_knobs).dump());
@@ -35,6 +47,9 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
     out += "  no correct candidate\n";
   }
   out += fmt::format("  board: {} entries at the end\n", s.board_size);
+  if (s.measurement_warnings > 0)
+    out += fmt::format("  warning: {} candidate{} timed while the machine's load or the GPU's clock moved (the log and the store say which)\n",
+                       s.measurement_warnings, s.measurement_warnings == 1 ? " was" : "s were");
   if (s.sandbox.is_object()) {
     std::string walls;
     for (const auto& wall : s.sandbox.value("active", json::array())) walls += (walls.empty() ? "" : "; ") + wall.get<std::string>();
@@ -49,6 +64,7 @@ json summary_json(const engine::RunSummary& s) {
   for (const auto& a : s.agent_status)
     agents.push_back({{"name", a.name}, {"strategy", a.strategy}, {"judged", a.judged}, {"promoted", a.promoted}, {"backups", a.backups},
                       {"rejected", a.rejected}, {"last", a.last}, {"best_ns", a.best_ns > 0 ? json(a.best_ns) : json()},
+                      {"best_candidate", a.best_candidate > 0 ? json(a.best_candidate) : json()},
                       {"failed_proposals", a.failed_proposals}, {"retired", a.retired}, {"usage", engine::usage_json(a.usage)}});
   return {{"run_id", s.run_id},
           {"stop_reason", s.stop_reason},
@@ -57,9 +73,13 @@ json summary_json(const engine::RunSummary& s) {
           {"plateaus", s.plateaus},
           {"elapsed_s", s.elapsed_s},
           {"board_size", s.board_size},
+          {"measurement_warnings", s.measurement_warnings},
           {"start_ns", s.start.time_ns},
+          {"start_again_ns", s.start_again && s.start_again->passed ? json(s.start_again->time_ns) : json()},
+          {"start_candidate", s.start_candidate},
           {"best_ns", s.best ? json(s.best->time_ns) : json()},
-          {"speedup", s.best && s.best->time_ns > 0 ? json(s.start.time_ns / s.best->time_ns) : json()},
+          {"best_candidate", s.best_candidate > 0 ? json(s.best_candidate) : json()},
+          {"speedup", s.best && s.best->time_ns > 0 ? json(s.start_ns() / s.best->time_ns) : json()},
           {"sol_fraction", s.best ? json(s.best->sol_fraction) : json()},
           {"sol_score", s.best && s.best->sol_score ? json(*s.best->sol_score) : json()},
           {"best_knobs", s.best_knobs},

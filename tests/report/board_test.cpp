@@ -51,7 +51,7 @@ TEST_F(BoardPrinterTest, EveryTaskNewestFirstAndFiltered) {
   EXPECT_THROW(board_entries(store_, {std::nullopt, 999, 0}), BoardError);
 }
 
-TEST_F(BoardPrinterTest, TableIsAlignedWithEffectsAsPercentages) {
+TEST_F(BoardPrinterTest, TableIsAlignedWithEffectsAsRatios) {
   const std::string table = board_table(board_entries(store_, {std::nullopt, first_.run_id, 0}));
   std::istringstream lines(table);
   std::string header, promoted, rejected, extra;
@@ -60,7 +60,7 @@ TEST_F(BoardPrinterTest, TableIsAlignedWithEffectsAsPercentages) {
   std::getline(lines, promoted);
   EXPECT_FALSE(std::getline(lines, extra)) << table;
   for (const char* column : {"id", "run", "task", "strategy", "change", "outcome", "effect", "lesson"}) EXPECT_THAT(header, HasSubstr(column));
-  EXPECT_THAT(promoted, HasSubstr("+25.0%"));
+  EXPECT_THAT(promoted, HasSubstr("1.33x faster"));
   EXPECT_THAT(promoted, HasSubstr("lesson 2"));
   EXPECT_THAT(rejected, HasSubstr("rejected: INCORRECT_NUMERICAL"));
   EXPECT_THAT(rejected, ::testing::ContainsRegex("   -  lesson 3$")) << "a rejected candidate was not timed: no effect";

@@ -247,7 +247,7 @@ TEST(ReportCliTest, BoardPrintsTheConclusionsAndExportWritesTheFile) {
   const auto board = kernelarc({"board", "--store", db.string()});
   EXPECT_TRUE(board.ok()) << board.output;
   EXPECT_THAT(board.output, HasSubstr("lesson 2"));
-  EXPECT_THAT(board.output, HasSubstr("+25.0%"));
+  EXPECT_THAT(board.output, HasSubstr("1.33x faster  lesson 2\n"));
   EXPECT_THAT(board.output, HasSubstr("rejected: INCORRECT_NUMERICAL"));
   EXPECT_LT(board.output.find("lesson 3"), board.output.find("lesson 2")) << "newest first";
   const auto board_json = kernelarc({"board", "--store", db.string(), "--json", "--limit", "1"});

@@ -36,6 +36,12 @@ TEST(UnitsTest, TimesTakeTheUnitOfTheirSizeAndRatiosSayFasterOrSlower) {
   EXPECT_EQ(speed_ratio(100, 200), "0.50x slower");
   EXPECT_EQ(speed_ratio(100, 100), "1.00x faster");
   EXPECT_EQ(speed_ratio(0, 100), "-");
+  EXPECT_EQ(effect_ratio(0.5), "2.00x faster");
+  EXPECT_EQ(effect_ratio(-1.0), "0.50x slower");
+  EXPECT_EQ(effect_ratio(0.25), "1.33x faster");
+  EXPECT_EQ(format_duration_s(45), "45s");
+  EXPECT_EQ(format_duration_s(133), "2m13s");
+  EXPECT_EQ(format_duration_s(3720), "1h02m");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "report/live_display.h"
 #include "report/run_summary.h"
 
@@ -23,7 +25,10 @@ engine::RunSummary state(double best_ns, int plateaus) {
   s.elapsed_s = 75;
   s.start.time_ns = 4000;
   s.best = engine::Measured{2, true, "", best_ns, 0.01, 0.25, std::nullopt};
-  s.agent_status = {{"agent-1", "tiling", 3, 1, 2, 0, "promoted", best_ns}, {"agent-2", "precision", 1, 0, 0, 1, "rejected: INCORRECT_NUMERICAL", 0}};
+  s.start_candidate = 11;  // the store's ids, which a second run in the same store does not start at 1
+  s.best_candidate = 13;
+  s.agent_status = {{"agent-1", "tiling", 3, 1, 2, 0, "promoted", best_ns, 13},
+                    {"agent-2", "precision", 1, 0, 0, 1, "rejected: INCORRECT_NUMERICAL", 0}};
   return s;
 }
 
@@ -50,19 +55,17 @@ class Captured {
 TEST(LiveDisplayTest, TheBlockHasALinePerAgentTheIncumbentAndTheBoard) {
   const auto lines = LiveDisplay::block("softmax on cpu", state(1000, 0), 64);
   ASSERT_EQ(lines.size(), 4u) << "a header, the incumbent, two agents";
-  EXPECT_THAT(lines[0], HasSubstr("5/64 judged in 1m15s"));
+  EXPECT_EQ(lines[0], "softmax on cpu: 5/64 judged in 1m15s, about 14m45s left, 1 promotions, board 4 entries, 0 plateaus");
   EXPECT_THAT(lines[0], HasSubstr("board 4 entries"));
-  EXPECT_THAT(lines[1], HasSubstr("incumbent 1.00 us, 4.00x the start, 25.0% of the roofline"));
-  EXPECT_THAT(lines[2], HasSubstr("agent-1"));
-  EXPECT_THAT(lines[2], HasSubstr("tiling"));
-  EXPECT_THAT(lines[2], HasSubstr("best 1.00 us"));
+  EXPECT_EQ(lines[1], "  incumbent 1.00 us (candidate 13), 4.00x faster than the start, 25.0% of the roofline");
+  EXPECT_EQ(lines[2], "  agent-1   tiling         3 judged  best 1.00 us (candidate 13)     last promoted");
   EXPECT_THAT(lines[3], HasSubstr("rejected: INCORRECT_NUMERICAL"));
   EXPECT_THAT(lines[3], HasSubstr("best -"));
 }
 
 TEST(LiveDisplayTest, OnATerminalTheBlockIsRedrawnUnderTheLog) {
   Captured out;
-  LiveDisplay display(out.file(), true, "softmax on cpu");
+  LiveDisplay display(out.file(), true, "softmax on cpu", [] { return TerminalSize{120, 40}; });
   display.update(state(1000, 0), 64);
   display.line("  [6/64] agent-2 ...: backup");
   const auto text = out.text();
@@ -94,11 +97,13 @@ TEST(RunSummaryTest, TheTableHasEveryAgentAndTheJsonEveryNumber) {
   s.best_knobs = {{"VEC", 4}};
   const auto table = summary_table("softmax on cpu", s);
   EXPECT_THAT(table, HasSubstr("budget of 64 candidates spent"));
-  EXPECT_THAT(table, HasSubstr("start 4.00 us -> best 1.00 us (4.00x)"));
+  EXPECT_THAT(table, HasSubstr("  start: candidate 11, 4.00 us\n  best:  candidate 13, 1.00 us, 4.00x faster than the start, 25.0% of the roofline\n"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("agent-1 +tiling +3 +1 +2 +0 +1.00 us +13\n"));
   EXPECT_THAT(table, HasSubstr("{\"VEC\":4}"));
   EXPECT_THAT(table, HasSubstr("agent-2"));
   const auto json = summary_json(s);
   EXPECT_DOUBLE_EQ(json.at("speedup").get<double>(), 4.0);
+  EXPECT_EQ(json.at("best_candidate").get<int>(), 13);
   EXPECT_EQ(json.at("agents").size(), 2u);
   EXPECT_EQ(json.at("agents")[1].at("rejected").get<int>(), 1);
   EXPECT_TRUE(json.at("sol_score").is_null()) << "no baseline, no score";
@@ -126,6 +131,47 @@ TEST(RunSummaryTest, ModelSpendAndTheSandboxAreShown) {
   EXPECT_EQ(json.at("sandbox").at("active").size(), 2u);
   const auto lines = LiveDisplay::block("t", s, 64);
   EXPECT_THAT(lines[2], HasSubstr("models: 5 requests (1 failed), 2000 tokens in, 500 out, $0.0200"));
+}
+
+// The start judged again at the end: the faster of its two times is the speed-up's reference.
+TEST(RunSummaryTest, TheSpeedUpIsAgainstTheStartMeasuredAgain) {
+  auto s = state(1000, 0);
+  s.start_again = engine::Measured{1, true, "", 3000, 0.01, 0.2, std::nullopt};
+  auto table = summary_table("softmax on cpu", s);
+  EXPECT_THAT(table, HasSubstr("  start: candidate 11, 4.00 us, 3.00 us measured again at the end (the faster is the reference)\n"));
+  EXPECT_THAT(table, HasSubstr("best:  candidate 13, 1.00 us, 3.00x faster than the start"));
+  EXPECT_DOUBLE_EQ(summary_json(s).at("speedup").get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(summary_json(s).at("start_again_ns").get<double>(), 3000);
+  // Slower when measured again (a busy moment): load only adds time, so the faster first time stays the reference.
+  s.start_again->time_ns = 9000;
+  table = summary_table("softmax on cpu", s);
+  EXPECT_THAT(table, HasSubstr("best:  candidate 13, 1.00 us, 4.00x faster than the start"));
+}
+
+// Cut to the terminal: no line reaches the last column, and agents that do not fit are counted, the log keeping 2 rows.
+TEST(LiveDisplayTest, TheBlockFitsTheTerminalsWidthAndHeight) {
+  auto s = state(1000, 0);
+  for (int i = 3; i <= 12; ++i) s.agent_status.push_back({fmt::format("agent-{}", i), "memory", 1, 0, 1, 0, "backup", 1500, 20});
+  const auto wide = LiveDisplay::block("softmax on cpu", s, 64, TerminalSize{200, 50});
+  EXPECT_EQ(wide.size(), 14u) << "everything fits";
+  const auto small = LiveDisplay::block("softmax on cpu", s, 64, TerminalSize{80, 10});
+  ASSERT_EQ(small.size(), 8u);
+  for (const auto& line : small) EXPECT_LE(line.size(), 79u) << line;
+  EXPECT_EQ(small[0], "softmax on cpu: 5/64 judged in 1m15s, about 14m45s left, 1 promotions, board...");
+  EXPECT_EQ(small[7], "  ... and 7 more agents");
+  EXPECT_EQ(LiveDisplay::rows_taken({std::string(79, 'x'), std::string(100, 'y'), ""}, 50), 2u + 2u + 1u) << "re-wrapped at 50 columns";
+}
+
+// A terminal that shrinks below the block's minimum gets plain status lines; one that grows again gets the block back.
+TEST(LiveDisplayTest, ATerminalTooSmallGetsPlainLines) {
+  Captured out;
+  LiveDisplay display(out.file(), true, "softmax on cpu", [] { return TerminalSize{30, 6}; });
+  display.update(state(1000, 0), 64);
+  display.line("a log line");
+  display.close();
+  EXPECT_EQ(out.text(),
+            "status: 5/64 judged in 1m15s, about 14m45s left; incumbent 1.00 us (candidate 13), 4.00x faster than the start, 25.0% of the "
+            "roofline; board 4 entries; 0 plateaus\na log line\n");
 }
 
 }  // namespace

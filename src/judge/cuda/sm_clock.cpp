@@ -2,6 +2,11 @@
 
 #include <dlfcn.h>
 
+#include <map>
+#include <mutex>
+
+#include "judge/cuda/cuda_driver.h"
+
 namespace kernelarc::judge::cuda {
 
 namespace {
@@ -42,6 +47,25 @@ std::optional<unsigned> sm_clock_mhz(const std::string& pci_bus_id) {
   unsigned megahertz = 0;
   if (nvml.clock_info(device, kNvmlClockSm, &megahertz) != kNvmlSuccess) return std::nullopt;
   return megahertz;
+}
+
+std::optional<unsigned> sm_clock_mhz_of_device(int ordinal) {
+  static std::mutex mutex;
+  static std::map<int, std::string> bus_ids;
+  std::string bus_id;
+  {
+    std::lock_guard lock(mutex);
+    if (!bus_ids.count(ordinal)) {
+      const DriverApi* api = load_driver();
+      CUdevice device = 0;
+      char text[64] = {};
+      if (!api || api->device_get(&device, ordinal) != CUDA_SUCCESS || api->device_get_pci_bus_id(text, sizeof text, device) != CUDA_SUCCESS)
+        return std::nullopt;
+      bus_ids[ordinal] = text;
+    }
+    bus_id = bus_ids[ordinal];
+  }
+  return sm_clock_mhz(bus_id);
 }
 
 }  // namespace kernelarc::judge::cuda
