@@ -104,6 +104,7 @@ TEST(CanaryTableTest, EveryCanaryIsRejectedAndEveryHonestCandidateAccepted) {
                                   "each candidate judged by `kernelarc eval` (2 rounds, 1 warm-up and 5 timed calls; softmax on 3 workloads, one held "
                                   "out; matmul on 4 whose shapes are no multiple of a tile; other tasks on all of theirs).\n\n| group | class | candidate | expected | verdict | as expected |\n|---|---|---|---|---|---|\n",
                                   kind, date, device);
+  const fs::path out = environment_or("KERNELARC_CANARY_TABLE", fmt::format("canaries-{}.md", kind));
   int rows = 0, canaries = 0, rejected = 0, honest = 0, accepted = 0;
   for (const auto& entry : manifest.at("entries")) {
     if (entry.at("device") != kind) continue;
@@ -120,9 +121,9 @@ TEST(CanaryTableTest, EveryCanaryIsRejectedAndEveryHonestCandidateAccepted) {
     ++rows;
     if (group == "legitimate") honest += 1, accepted += got.passed;
     else canaries += 1, rejected += !got.passed;
+    std::ofstream(out) << table << "\n(unfinished: the table so far, rewritten after each row so a run cut off still leaves it)\n";
   }
   table += fmt::format("\n{} of {} canaries rejected; {} of {} honest candidates accepted.\n", rejected, canaries, accepted, honest);
-  const fs::path out = environment_or("KERNELARC_CANARY_TABLE", fmt::format("canaries-{}.md", kind));
   std::ofstream(out) << table;
   std::cout << table;
   EXPECT_GT(rows, 0) << "no entry for " << kind;
