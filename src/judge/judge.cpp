@@ -21,6 +21,7 @@
 #include "common/units.h"
 #include "common/parallel.h"
 #include "judge/baseline_cache.h"
+#include "judge/buffer_layout.h"
 #include "judge/build_cache.h"
 #include "judge/comparison.h"
 #include "judge/compiler_sandbox.h"
@@ -31,10 +32,14 @@
 #include "judge/input_generator.h"
 #include "judge/other_threads_clock.h"
 #include "judge/phase_clock.h"
+#include "judge/reference_round.h"
 #include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
 #include "judge/tolerance_sanity.h"
+#include "judge/torch_baseline.h"
+#include "judge/sample_statistics.h"
 #include "judge/unseen_check.h"
+#include "judge/worker_session.h"
 #include "judge/worker.h"
 #include "judge/worker_process.h"
 
@@ -45,18 +50,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kAlignment = 256;
-constexpr std::size_t kGuardBytes = 256;
-// Unwritten is what holds a non-finite poison after a call, or the first poison after one call and the second after the
-// next on the same inputs: no byte pattern is non-finite in every dtype (none is in the integers or fp4).
-constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in the integers, -6 -6 in fp4
-constexpr std::byte kPoisonSecond{0xEE};  // differs from 0xFF in both nibbles, so every fp4 value is told apart too
 constexpr int kOverheadProbes = 15;  // at most: never more than the timed calls, never fewer than 5
 constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
 constexpr int kTimingAttempts = 4;  // at most: measured again while load leaves the content check unclear or thin
 constexpr double kUnseenFalseAlarm = 1e-3;  // answers kept by content condemn when load alone would explain them less often
-
-std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
 std::size_t read_cache_size(const fs::path& file) {
   std::ifstream in(file);
@@ -66,55 +63,6 @@ std::size_t read_cache_size(const fs::path& file) {
   if (text.back() == 'K') value <<= 10;
   if (text.back() == 'M') value <<= 20;
   return value;
-}
-
-// A verdict that ends a workload's checks: the status and a reason an agent can act on.
-struct Failure {
-  Status status;
-  std::string reason;
-};
-
-// Where each tensor lives in a shared buffer: inputs in slots (one per distinct address), then outputs between guards,
-// then (on a GPU) a pristine copy of each input variant, copied into the slots on the device during timing.
-struct Layout {
-  std::vector<std::size_t> input_offsets;   // within a slot
-  std::vector<std::size_t> input_bytes;
-  std::size_t slot_bytes = 0;
-  std::vector<std::size_t> output_offsets;  // within the output region
-  std::vector<std::size_t> output_bytes;
-  std::size_t output_region_bytes = 0;
-  int slots = 1;
-  int variant_slots = 0;
-  std::size_t output_base() const { return static_cast<std::size_t>(slots) * slot_bytes; }
-  std::size_t variant_base(int variant) const {
-    return output_base() + output_region_bytes + static_cast<std::size_t>(variant) * slot_bytes;
-  }
-  std::size_t total_bytes() const { return variant_base(variant_slots); }
-};
-
-Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolved, int wanted_slots, std::size_t pool_bytes,
-                   int variant_slots = 0) {
-  Layout layout;
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < task.definition.inputs.size(); ++i) {
-    const auto bytes = task::storage_bytes(task.definition.inputs[i].dtype, task::element_count(resolved.input_shapes[i]));
-    layout.input_offsets.push_back(offset);
-    layout.input_bytes.push_back(bytes);
-    offset = align_up(offset + bytes + 1);  // at least one guard byte after every input
-  }
-  layout.slot_bytes = std::max(offset, kAlignment);
-  std::size_t out = kGuardBytes;
-  for (std::size_t i = 0; i < task.definition.outputs.size(); ++i) {
-    const auto bytes = task::storage_bytes(task.definition.outputs[i].dtype, task::element_count(resolved.output_shapes[i]));
-    layout.output_offsets.push_back(out);
-    layout.output_bytes.push_back(bytes);
-    out = align_up(out + bytes) + kGuardBytes;
-  }
-  layout.output_region_bytes = out;
-  const auto affordable = static_cast<int>(std::max<std::size_t>(pool_bytes / layout.slot_bytes, 1));
-  layout.slots = std::clamp(wanted_slots, 1, affordable);
-  layout.variant_slots = variant_slots;
-  return layout;
 }
 
 
@@ -182,14 +130,6 @@ json launch_request(const task::Task& task, const task::ResolvedWorkload& resolv
   return request;
 }
 
-double percentile(std::vector<double> sorted_values, double fraction) {
-  if (sorted_values.empty()) return 0;
-  std::sort(sorted_values.begin(), sorted_values.end());
-  const double position = fraction * static_cast<double>(sorted_values.size() - 1);
-  const auto below = static_cast<std::size_t>(position);
-  const auto above = std::min(below + 1, sorted_values.size() - 1);
-  return sorted_values[below] + (position - static_cast<double>(below)) * (sorted_values[above] - sorted_values[below]);
-}
 
 }  // namespace
 
@@ -213,88 +153,6 @@ std::uint64_t fresh_seed() {
   while (seed == 0) seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();  // 0 means "make one"
   return seed;
 }
-
-// One correctness round of a workload as the trusted side knows it: pristine inputs and the reference's outputs.
-struct Judge::Round {
-  std::vector<std::byte> slot_image;                 // inputs with guard bytes in the gaps
-  std::vector<std::vector<std::byte>> reference;     // reference outputs
-  std::string skipped;  // an extra round whose inputs the reference cannot take (it overflows, say): why it is not run
-  std::size_t bytes() const {
-    std::size_t total = slot_image.size();
-    for (const auto& output : reference) total += output.size();
-    return total;
-  }
-};
-
-// One worker with its library loaded and one shared buffer mapped; set up again after any restart.
-struct Judge::Session {
-  bool on_gpu = false;                  // the buffer has a device copy: ranges move with upload and download
-  WorkerProcess worker;
-  json load;                            // the "load" request: a shared object, or a cubin and its kernel; null: none
-  std::string timer;                    // how the worker timed its last call ("cupti", "events"; empty on the CPU)
-  std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
-  json bind;
-  json sandbox;                         // the "sandbox" request sent before the candidate loads; null: none
-  json sandbox_report;                  // what the worker raised
-  int sandboxed_start = -1;             // the worker process (by its start count) that raised it
-  bool ready = false;
-  bool outputs_placed = false;          // the device copy has the output region (guards) of the mapped workload
-  // When set, a new process is greeted first with this deadline: the oracle imports torch before it can answer.
-  std::chrono::milliseconds start_deadline{0};
-  // When set, the deadline of the load request: the oracle's candidate role imports a solution (Triton, say) or builds
-  // its C++ sources with nvcc there.
-  std::chrono::milliseconds load_deadline{0};
-
-  explicit Session(WorkerOptions options) : on_gpu(options.device != "cpu"), worker(std::move(options)) {}
-
-  // Returns a failure when the library cannot be loaded or the worker cannot be set up.
-  std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const json& binding,
-                                 std::chrono::milliseconds deadline, Status load_failure_status) {
-    // The binding only changes with the workload, so the generation alone says whether it is current.
-    if (ready && worker.running() && mapped_generation == generation) return std::nullopt;
-    const bool restart = !worker.running() || !ready;
-    const auto step = [&](const json& message, std::chrono::milliseconds step_deadline) -> std::optional<Failure> {
-      const auto reply = worker.request(message, step_deadline);
-      if (reply.ok()) return std::nullopt;
-      if (reply.outcome == ReplyOutcome::refused)
-        return Failure{load_failure_status, reply.description};
-      return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
-                     fmt::format("while loading: {}{}", reply.description, tail())};
-    };
-    if (restart) {
-      ready = false;
-      if (start_deadline.count() > 0 && !worker.running()) {
-        const auto reply = worker.request({{"op", "hello"}}, start_deadline);
-        if (!reply.ok())
-          return Failure{reply.outcome == ReplyOutcome::refused ? load_failure_status : Status::runtime_error,
-                         fmt::format("the worker did not start: {}{}", reply.description, tail())};
-      }
-      // Once per worker process: a sandbox cannot be raised twice (the filter forbids what raising it takes).
-      if (!sandbox.is_null() && !(worker.running() && worker.starts() == sandboxed_start)) {
-        const auto reply = worker.request(sandbox, deadline);
-        if (!reply.ok()) return Failure{Status::runtime_error, fmt::format("the worker could not raise its sandbox: {}{}", reply.description, tail())};
-        sandbox_report = reply.body.value("sandbox", json());
-        sandboxed_start = worker.starts();
-      }
-      if (!load.is_null())
-        if (auto failure = step(load, load_deadline.count() > 0 ? load_deadline : deadline)) return failure;
-    }
-    if (restart || mapped_generation != generation) {
-      outputs_placed = false;
-      if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}}, deadline)) return failure;
-    }
-    if (auto failure = step(binding, deadline)) return failure;
-    mapped_generation = generation;
-    bind = binding;
-    ready = true;
-    return std::nullopt;
-  }
-
-  std::string tail() const {
-    const std::string text = worker.log_tail();
-    return text.empty() ? "" : fmt::format("; its last output: \"{}\"", text);
-  }
-};
 
 Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks)
     : task_(task), options_(std::move(options)), peaks_(std::move(peaks)), compiler_(options_.compiler) {
@@ -678,11 +536,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                                       timed_on_gpu ? kVariantsKept : 0);
     const Layout reference_layout = make_layout(task_, resolved, 1, options_.input_pool_bytes);
 
-    std::vector<std::byte> guard(kGuardBytes);
-    {
-      std::uint64_t state = common::mix64(workload_seed + 17);
-      for (auto& byte : guard) byte = static_cast<std::byte>((state = common::mix64(state)) & 0xFF);
-    }
+    const std::vector<std::byte> guard = guard_pattern(workload_seed);
 
     const std::uint64_t generation = ++buffer_generation_;
     const auto result = [&]() -> std::optional<Failure> {
@@ -735,56 +589,16 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       }
       const std::string reference_call = call_message(reference_layout, 0, std::nullopt).dump();
       const std::string flush_request = json{{"op", "flush"}, {"bytes", gpu ? 0 : options_.flush_bytes}}.dump();
-      const auto write_slot = [](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) {
-        common::copy_bytes(buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes, image.data(), image.size());
-      };
       const auto prepare_outputs = [&](const SharedBuffer& buf, const Layout& lay, std::byte poison) {
-        std::byte* region = buf.data() + lay.output_base();
-        for (std::size_t at = 0; at < lay.output_region_bytes; at += kGuardBytes)
-          std::memcpy(region + at, guard.data(), std::min(kGuardBytes, lay.output_region_bytes - at));
-        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i)
-          std::memset(region + lay.output_offsets[i], static_cast<int>(poison), lay.output_bytes[i]);
+        judge::prepare_outputs(buf, lay, guard, poison);
       };
-      // Guards around outputs: a write past an output's end means the candidate assumed another shape.
       const auto check_output_guards = [&](const SharedBuffer& buf, const Layout& lay) -> std::optional<Failure> {
         const auto checking = phases.measure("checks");
-        const std::byte* region = buf.data() + lay.output_base();
-        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
-          const std::size_t before = lay.output_offsets[i] - kGuardBytes;
-          const std::size_t after_start = lay.output_offsets[i] + lay.output_bytes[i];
-          const std::size_t after_end = (i + 1 < lay.output_offsets.size() ? lay.output_offsets[i + 1] - kGuardBytes : lay.output_region_bytes);
-          for (std::size_t at = before; at < lay.output_offsets[i]; ++at)
-            if (region[at] != guard[at % kGuardBytes])
-              return Failure{Status::incorrect_shape, fmt::format("wrote {} bytes before the start of output '{}' (shape [{}], {})",
-                                                                  lay.output_offsets[i] - at, def.outputs[i].name,
-                                                                  fmt::join(resolved.output_shapes[i], ", "), task::dtype_name(def.outputs[i].dtype))};
-          for (std::size_t at = after_end; at-- > after_start;)
-            if (region[at] != guard[at % kGuardBytes])
-              return Failure{Status::incorrect_shape, fmt::format("wrote past the end of output '{}' (up to byte {} of {}; shape [{}], {})",
-                                                                  def.outputs[i].name, at - lay.output_offsets[i] + 1, lay.output_bytes[i],
-                                                                  fmt::join(resolved.output_shapes[i], ", "), task::dtype_name(def.outputs[i].dtype))};
-        }
-        return std::nullopt;
+        return judge::check_output_guards(buf, lay, guard, def, resolved);
       };
       const auto check_inputs = [&](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) -> std::optional<Failure> {
         const auto checking = phases.measure("checks");
-        const std::byte* start = buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes;
-        if (common::equal_bytes(start, image.data(), image.size())) return std::nullopt;
-        std::size_t at = 0;
-        while (start[at] == image[at]) ++at;
-        for (std::size_t i = 0; i < lay.input_offsets.size(); ++i)
-          if (at >= lay.input_offsets[i] && at < lay.input_offsets[i] + lay.input_bytes[i])
-            return Failure{Status::reward_hack, fmt::format("modified its input '{}' (first changed byte {})", def.inputs[i].name,
-                                                            at - lay.input_offsets[i])};
-        return Failure{Status::reward_hack, fmt::format("wrote outside its buffers (between inputs, byte {} of the input area)", at)};
-      };
-      const auto outputs_of = [&](const SharedBuffer& buf, const Layout& lay) {
-        std::vector<std::vector<std::byte>> outs;
-        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
-          outs.emplace_back(lay.output_bytes[i]);
-          common::copy_bytes(outs.back().data(), buf.data() + lay.output_base() + lay.output_offsets[i], lay.output_bytes[i]);
-        }
-        return outs;
+        return judge::check_inputs(buf, lay, slot, image, def);
       };
       // Moves a slot's inputs and/or the output region between the shared buffer and the GPU's copy of it.
       const auto transfer = [&](Session& session, const char* op, const Layout& lay, int slot, bool inputs,
@@ -799,15 +613,6 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         session.ready = false;
         return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
                        fmt::format("{} failed: {}{}", op, reply.description, session.tail())};
-      };
-      // What moves with a call on a GPU (none of it on the CPU, where the shared buffer is the candidate's memory), and
-      // whether it is a call of the timing loop, whose message has the worker poison the outputs on the device.
-      struct CallPlan {
-        bool inputs_in = true, outputs_in = true, everything_out = true;
-        bool timed = false;
-        // GPU correctness calls: the worker poisons the outputs on the device with this, and the output region (the
-        // guards) goes up only when the session's device copy does not have it yet.
-        std::optional<std::byte> device_poison;
       };
       // One call through a session, with every way it can fail turned into a verdict.
       const auto call = [&](Session& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
@@ -938,11 +743,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           const auto generating = phases.measure("inputs");
           fresh->slot_image.resize(layout.slot_bytes);
           // Guard bytes between and after the inputs (the inputs themselves are written below).
-          for (std::size_t i = 0; i <= def.inputs.size(); ++i) {
-            const std::size_t from = i == 0 ? 0 : layout.input_offsets[i - 1] + layout.input_bytes[i - 1];
-            const std::size_t to = i < def.inputs.size() ? layout.input_offsets[i] : layout.slot_bytes;
-            for (std::size_t at = from; at < to; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
-          }
+          write_input_guards(fresh->slot_image, layout, guard);
           for (std::size_t i = 0; i < def.inputs.size(); ++i) {
             const auto source_it = workload->inputs.find(def.inputs[i].name);
             const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
@@ -1012,36 +813,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                                 options_.iterations, options_.flush_bytes};
           const BaselineCache cache(options_.compiler.cache_directory.empty() ? default_cache_directory() / "baselines"
                                                                                : options_.compiler.cache_directory / "baselines");
-          if (const auto cached = cache.find(key)) {
-            baselines_[workload->uuid] = row.baseline_ns.emplace(cached->ns);
-            baseline_sources_[workload->uuid] = row.baseline_source = cached->source;
-            say(fmt::format("  T_b {:.3f} us ({}, measured earlier with torch {}: {})", cached->ns / 1e3, cached->source, oracle_torch_,
-                            (cache.directory() / (key.hash() + ".json")).string()));
-            return std::nullopt;
-          }
-          const auto timing_baseline = phases.measure("baseline");
-          json request = json::parse(reference_call);
-          request.update({{"op", "time"}, {"warmup", options_.warmup}, {"iterations", options_.iterations}, {"flush_bytes", options_.flush_bytes}});
-          const auto reply = reference_session.worker.request(request, deadline * (options_.warmup + options_.iterations) * 2 + std::chrono::minutes(5));
-          const auto median_of = [&](const char* key) -> std::optional<double> {
-            const auto found = reply.body.find(key);
-            if (found == reply.body.end() || !found->is_array() || found->empty()) return std::nullopt;
-            return std::max(percentile(found->get<std::vector<double>>(), 0.5) - reply.body.value("call_overhead_ns", 0.0), 0.0);
-          };
-          const auto eager = median_of("eager_ns"), compiled = median_of("compile_ns");
-          if (reply.ok() && eager) {
-            const bool compile_wins = compiled && *compiled < *eager;
-            baselines_[workload->uuid] = compile_wins ? *compiled : *eager;
-            baseline_sources_[workload->uuid] = compile_wins ? "torch.compile" : "torch eager";
-            cache.store(key, {baselines_[workload->uuid], baseline_sources_[workload->uuid]});
-            say(fmt::format("  T_b {:.3f} us ({}, {}; eager {:.3f} us, torch.compile {})", baselines_[workload->uuid] / 1e3,
-                            baseline_sources_[workload->uuid], reply.body.value("timer", std::string("?")), *eager / 1e3,
-                            compiled ? fmt::format("{:.3f} us", *compiled / 1e3) : reply.body.value("compile_why", std::string("-"))));
-          } else {
-            say(fmt::format("  no T_b: the oracle could not time the reference: {}", reply.ok() ? "no samples" : reply.description));
-          }
-          if (const auto measured = baselines_.find(workload->uuid); measured != baselines_.end()) row.baseline_ns = measured->second;
-          row.baseline_source = baseline_sources_[workload->uuid];  // empty after a failure: tried
+          const TorchBaseline measured = measure_torch_baseline(
+              reference_session, reference_call, key, cache,
+              {options_.warmup, options_.iterations, options_.flush_bytes, deadline}, phases, say);
+          if (measured.ns) baselines_[workload->uuid] = row.baseline_ns.emplace(*measured.ns);
+          baseline_sources_[workload->uuid] = row.baseline_source = measured.source;  // empty after a failure: tried
         }
         return std::nullopt;
       };
