@@ -23,6 +23,7 @@
 #include "judge/baseline_cache.h"
 #include "judge/buffer_layout.h"
 #include "judge/build_cache.h"
+#include "judge/call_reply.h"
 #include "judge/comparison.h"
 #include "judge/compiler_sandbox.h"
 #ifdef KERNELARC_HAVE_CUDA
@@ -648,52 +649,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           return session.worker.request_line(message, deadline);
         }();
         if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
-        const std::string who = is_reference ? "the reference " : "";
-        if (reply.outcome == ReplyOutcome::timed_out) {
-          session.ready = false;
-          return Failure{is_reference ? Status::invalid_reference : Status::timeout,
-                         fmt::format("{}call did not return: {}", who, reply.description)};
-        }
-        if (reply.outcome == ReplyOutcome::forged && !is_reference) {
-          session.ready = false;
-          return Failure{Status::reward_hack, fmt::format("call: {}", reply.description)};
-        }
-        if (reply.outcome != ReplyOutcome::ok) {
-          session.ready = false;
-          return Failure{is_reference ? Status::invalid_reference : Status::runtime_error,
-                         fmt::format("{}call failed: {}{}", who, reply.description, session.tail())};
-        }
-        if (const int rc = reply.body.value("rc", -1); rc != 0)
-          return Failure{is_reference ? Status::invalid_reference : Status::runtime_error,
-                         fmt::format("{}entry point returned {} (0 means success)", who, rc)};
-        if (const std::string change = reply.body.value("metadata", ""); !change.empty())
-          return Failure{change.rfind("dtype:", 0) == 0 ? Status::incorrect_dtype : Status::incorrect_shape, change.substr(change.find(':') + 1)};
+        if (auto failure = failed_call(session, reply, is_reference)) return failure;
         if (in_process_ns) *in_process_ns = reply.body.value("ns", 0.0);
         if (event_ns) *event_ns = reply.body.value("events_ns", 0.0);
         session.timer = reply.body.value("timer", "");
-        // CUPTI sees every kernel, copy and memset of the process: none at all means the work was not done on the GPU,
-        // copies and memsets alone that no kernel of the candidate's ran (the work went to the host).
-        if (!is_reference && reply.body.value("records", -1) == 0)
-          return Failure{Status::reward_hack, "the call put no work on the GPU (CUPTI recorded no kernel, copy or memset)"};
-        if (!is_reference && reply.body.value("kernels", -1) == 0)
-          return Failure{Status::reward_hack, fmt::format("no kernel ran on the GPU during the call (CUPTI recorded {} copies or memsets and no "
-                                                          "kernel): the work was done somewhere else, the host say",
-                                                          reply.body.value("records", 0))};
-        if (const auto persisting = reply.body.value("persisting_l2_bytes", std::size_t{0}); !is_reference && persisting > 0)
-          return Failure{Status::reward_hack,
-                         fmt::format("set aside {} bytes of L2 for persisting accesses (cudaLimitPersistingL2CacheSize): data kept in "
-                                     "L2 through the judge's flush is not a cold-cache time",
-                                     persisting)};
-        if (const int late = reply.body.value("late_records", 0); !is_reference && late > 0)
-          return Failure{Status::reward_hack,
-                         fmt::format("{} kernel(s) or copies kept running on another stream after the given stream was done: "
-                                     "join side streams to the stream argument (an event and cudaStreamWaitEvent) before returning",
-                                     late)};
-        if (const int stray = reply.body.value("stray_kernels", 0); !is_reference && stray > 0)
-          return Failure{Status::reward_hack,
-                         fmt::format("{} kernel(s) started between calls, after an earlier call had returned: work left to a thread or "
-                                     "a callback escapes the timing; finish every launch before the entry point returns",
-                                     stray)};
+        if (!is_reference)
+          if (auto failure = work_outside_the_call(reply.body)) return failure;
         if (plan.everything_out)
           if (auto failure = moved(transfer(session, "download", lay, slot, true, true))) return failure;
         return std::nullopt;
