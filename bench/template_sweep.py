@@ -6,7 +6,7 @@ build_kernel: NVRTC, --gpu-architecture=sm_90a --std=c++17 -lineinfo, the toolki
 per knob), loaded through CuPy and launched as src/judge/cuda/gpu_worker.cpp launch_kernel does: a device pointer per
 input (a scalar as a pointer to a device value of its dtype), one per output, then every var axis in definition order as
 a long long; grid, block and dynamic shared memory are the template's "launch" expressions over the workload's axes,
-the knobs, num_sms (the GPU's SM count) and the launch's "let" bindings, evaluated in doubles as src/task/expression.cpp does (Python's parser and a checked walk of its tree, never
+the knobs, num_sms (the GPU's SM count) and the launch's "let" bindings, evaluated in doubles as src/task/expression_evaluator.cpp does (Python's parser and a checked walk of its tree, never
 eval) and held to CUDA's limits as src/judge/judge.cpp launch_request holds them.
 
 Per workload (inputs from bench/torch_baselines.make_inputs, seed 1) and configuration: one launch into outputs filled
@@ -46,7 +46,7 @@ ROOT = HERE.parent
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# Expressions (src/task/expression.h's grammar), evaluated in doubles as src/task/expression.cpp evaluates them
+# Expressions (src/task/expression.h's grammar), evaluated in doubles as src/task/expression_evaluator.cpp evaluates them
 
 class ExpressionError(ValueError):
     def __init__(self, text, problem):
