@@ -190,7 +190,7 @@ def default_knobs(template):
 
 
 def resolve_axes(definition, workload):
-    """Every axis's value for a workload, as src/task/task.cpp resolve_workload: const, var, then expr axes (in doubles)."""
+    """Every axis's value for a workload, as src/task/workload_resolution.cpp resolve_workload: const, var, then expr axes (in doubles)."""
     axes = {}
     for name, axis in definition["axes"].items():
         if axis["type"] == "const":
@@ -267,7 +267,7 @@ DEFAULT_NUM_SMS = 132  # src/task/task.h kDefaultNumSms: num_sms where no device
 
 
 def launch_names(launch, axes, knobs, num_sms=DEFAULT_NUM_SMS):
-    """The names a launch's expressions see (src/task/task.cpp launch_bindings): the axes, the knobs, num_sms, then the
+    """The names a launch's expressions see (src/task/launch_rule.cpp launch_bindings): the axes, the knobs, num_sms, then the
     "let" bindings in order, each evaluated over the names before it. Raises ValueError for a name used before it is
     bound, a binding shadowing a name, or a binding that does not evaluate."""
     names = dict(axes, **{name: float(value) for name, value in knobs.items()})
@@ -864,7 +864,7 @@ def self_test(tasks_dir):
     if Expression("min(x, y) + x * z // 2").variables != ["x", "y", "z"]:
         failures.append("variables of min(x, y) + x * z // 2")
 
-    # "let" bindings and num_sms (src/task/task.cpp launch_bindings): in order, each over the names before it
+    # "let" bindings and num_sms (src/task/launch_rule.cpp launch_bindings): in order, each over the names before it
     launch = {"let": {"per": "ceil_div(n, B)", "waves": "num_sms * per"}, "grid": ["waves"], "block": ["B"]}
     got = launch_names(launch, {"n": 10.0}, {"B": 4}, 100)
     if (got["per"], got["waves"], launch_names(launch, {"n": 10.0}, {"B": 4})["waves"]) != (3.0, 300.0, 3.0 * DEFAULT_NUM_SMS):
