@@ -6,7 +6,7 @@ build_kernel: NVRTC, --gpu-architecture=sm_90a --std=c++17 -lineinfo, the toolki
 per knob), loaded through CuPy and launched as src/judge/cuda/gpu_worker.cpp launch_kernel does: a device pointer per
 input (a scalar as a pointer to a device value of its dtype), one per output, then every var axis in definition order as
 a long long; grid, block and dynamic shared memory are the template's "launch" expressions over the workload's axes,
-the knobs, num_sms (the GPU's SM count) and the launch's "let" bindings, evaluated in doubles as src/task/expression.cpp does (Python's parser and a checked walk of its tree, never
+the knobs, num_sms (the GPU's SM count) and the launch's "let" bindings, evaluated in doubles as src/task/expression_evaluator.cpp does (Python's parser and a checked walk of its tree, never
 eval) and held to CUDA's limits as src/judge/judge.cpp launch_request holds them.
 
 Per workload (inputs from bench/torch_baselines.make_inputs, seed 1) and configuration: one launch into outputs filled
@@ -46,7 +46,7 @@ ROOT = HERE.parent
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# Expressions (src/task/expression.h's grammar), evaluated in doubles as src/task/expression.cpp evaluates them
+# Expressions (src/task/expression.h's grammar), evaluated in doubles as src/task/expression_evaluator.cpp evaluates them
 
 class ExpressionError(ValueError):
     def __init__(self, text, problem):
@@ -190,7 +190,7 @@ def default_knobs(template):
 
 
 def resolve_axes(definition, workload):
-    """Every axis's value for a workload, as src/task/task.cpp resolve_workload: const, var, then expr axes (in doubles)."""
+    """Every axis's value for a workload, as src/task/workload_resolution.cpp resolve_workload: const, var, then expr axes (in doubles)."""
     axes = {}
     for name, axis in definition["axes"].items():
         if axis["type"] == "const":
@@ -267,7 +267,7 @@ DEFAULT_NUM_SMS = 132  # src/task/task.h kDefaultNumSms: num_sms where no device
 
 
 def launch_names(launch, axes, knobs, num_sms=DEFAULT_NUM_SMS):
-    """The names a launch's expressions see (src/task/task.cpp launch_bindings): the axes, the knobs, num_sms, then the
+    """The names a launch's expressions see (src/task/launch_rule.cpp launch_bindings): the axes, the knobs, num_sms, then the
     "let" bindings in order, each evaluated over the names before it. Raises ValueError for a name used before it is
     bound, a binding shadowing a name, or a binding that does not evaluate."""
     names = dict(axes, **{name: float(value) for name, value in knobs.items()})
@@ -864,7 +864,7 @@ def self_test(tasks_dir):
     if Expression("min(x, y) + x * z // 2").variables != ["x", "y", "z"]:
         failures.append("variables of min(x, y) + x * z // 2")
 
-    # "let" bindings and num_sms (src/task/task.cpp launch_bindings): in order, each over the names before it
+    # "let" bindings and num_sms (src/task/launch_rule.cpp launch_bindings): in order, each over the names before it
     launch = {"let": {"per": "ceil_div(n, B)", "waves": "num_sms * per"}, "grid": ["waves"], "block": ["B"]}
     got = launch_names(launch, {"n": 10.0}, {"B": 4}, 100)
     if (got["per"], got["waves"], launch_names(launch, {"n": 10.0}, {"B": 4})["waves"]) != (3.0, 300.0, 3.0 * DEFAULT_NUM_SMS):
