@@ -163,6 +163,7 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   // with 32k-token workloads (about 26 GB), so later candidates skip input generation and the reference.
   const auto memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   if (options_.round_cache_bytes == 0) options_.round_cache_bytes = memory / 4;
+  round_cache_.set_budget(options_.round_cache_bytes);
   if (options_.buffer_cache_bytes == 0) options_.buffer_cache_bytes = memory / 8;
   if (options_.rounds < 1 || options_.iterations < 1 || options_.warmup < 0)
     throw std::invalid_argument("the judge needs at least one round and one timed iteration");
@@ -787,20 +788,16 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       // zero, scaled, long-tailed, near the dtype's limits; KernelArc's realism profiles): never instead, always besides.
       const int variants_kept = std::min(options_.rounds, kVariantsKept);
       std::vector<std::shared_ptr<const Round>> variants;
-      auto& cached = rounds_[workload->uuid];
       const std::vector<InputRegime> extra_regimes = stricter_regimes(def, *workload);
       const int all_rounds = options_.rounds + static_cast<int>(extra_regimes.size());
       for (int round = 0; round < all_rounds; ++round) {
         const InputRegime regime = round < options_.rounds ? InputRegime::benchmark : extra_regimes[static_cast<std::size_t>(round - options_.rounds)];
-        std::shared_ptr<const Round> known = round < static_cast<int>(cached.size()) ? cached[static_cast<std::size_t>(round)] : nullptr;
+        std::shared_ptr<const Round> known = round_cache_.find(RoundCache::Kind::correctness, workload->uuid, round);
         if (known) ++verdict.reused_rounds;
         if (!known) {
           if (auto failure = make_round(common::mix64(workload_seed + static_cast<std::uint64_t>(round)), known, regime)) return failure;
           // Kept in order from round 0 while the budget lasts: the same seed gives the next candidate the same round.
-          if (round == static_cast<int>(cached.size()) && cached_round_bytes_ + known->bytes() <= options_.round_cache_bytes) {
-            cached.push_back(known);
-            cached_round_bytes_ += known->bytes();
-          }
+          round_cache_.offer(RoundCache::Kind::correctness, workload->uuid, round, known);
         }
         const Round& variant = *known;
         if (!variant.skipped.empty()) {
@@ -912,17 +909,10 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         return std::nullopt;
       };
       hooks.unseen_round = [&](int k, std::shared_ptr<const Round>& round) -> std::optional<Failure> {
-        auto& kept = unseen_rounds_[workload->uuid];
-        if (k < static_cast<int>(kept.size())) {
-          round = kept[static_cast<std::size_t>(k)];
-          return std::nullopt;
-        }
+        if ((round = round_cache_.find(RoundCache::Kind::unseen, workload->uuid, k))) return std::nullopt;
         if (auto failure = make_round(common::mix64(workload_seed ^ (0x756e7365656eULL + static_cast<std::uint64_t>(k))), round))
           return failure;
-        if (k == static_cast<int>(kept.size()) && cached_round_bytes_ + round->bytes() <= options_.round_cache_bytes) {
-          kept.push_back(round);
-          cached_round_bytes_ += round->bytes();
-        }
+        round_cache_.offer(RoundCache::Kind::unseen, workload->uuid, k, round);
         return std::nullopt;
       };
       hooks.call = [&](int slot, double* round_trip_ns, double* in_process_ns, double* event_ns, CallPlan plan) {

@@ -17,6 +17,7 @@
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
 #include "judge/reference_oracle.h"
+#include "judge/round_cache.h"
 #include "judge/scratch_folder.h"
 #include "judge/verdict.h"
 #include "judge/worker_process.h"
@@ -126,9 +127,7 @@ class Judge {
   std::map<std::string, double> baselines_;
   std::map<std::string, std::string> baseline_sources_;  // by workload: "torch eager", "torch.compile", empty when measuring failed
   std::string oracle_torch_;                  // the oracle's torch version: part of a cached T_b's key
-  std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
-  std::map<std::string, std::vector<std::shared_ptr<const Round>>> unseen_rounds_;  // the same for the calls on new inputs
-  std::size_t cached_round_bytes_ = 0;
+  RoundCache round_cache_;  // the correctness rounds and the calls' on new inputs, by workload
   std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
   std::size_t cached_buffer_bytes_ = 0;
   std::map<std::string, std::vector<std::string>> tolerance_warnings_;  // by workload uuid, once its first round is made
