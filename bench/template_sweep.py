@@ -5,8 +5,8 @@ Each configuration is compiled once as the judge compiles a kernel-only candidat
 build_kernel: NVRTC, --gpu-architecture=sm_90a --std=c++17 -lineinfo, the toolkit's include and include/cccl, -DKNOB=VALUE
 per knob), loaded through CuPy and launched as src/judge/cuda/gpu_worker.cpp launch_kernel does: a device pointer per
 input (a scalar as a pointer to a device value of its dtype), one per output, then every var axis in definition order as
-a long long; grid, block and dynamic shared memory are the template's "launch" expressions over the workload's axes and
-the knobs, evaluated in doubles as src/task/expression.cpp does (Python's parser and a checked walk of its tree, never
+a long long; grid, block and dynamic shared memory are the template's "launch" expressions over the workload's axes,
+the knobs, num_sms (the GPU's SM count) and the launch's "let" bindings, evaluated in doubles as src/task/expression.cpp does (Python's parser and a checked walk of its tree, never
 eval) and held to CUDA's limits as src/judge/judge.cpp launch_request holds them.
 
 Per workload (inputs from bench/torch_baselines.make_inputs, seed 1) and configuration: one launch into outputs filled
@@ -263,11 +263,36 @@ def expand_configs(template, raw):
     return configs
 
 
-def launch_geometry(template, definition, axes, knobs):
+DEFAULT_NUM_SMS = 132  # src/task/task.h kDefaultNumSms: num_sms where no device says it
+
+
+def launch_names(launch, axes, knobs, num_sms=DEFAULT_NUM_SMS):
+    """The names a launch's expressions see (src/task/task.cpp launch_bindings): the axes, the knobs, num_sms, then the
+    "let" bindings in order, each evaluated over the names before it. Raises ValueError for a name used before it is
+    bound, a binding shadowing a name, or a binding that does not evaluate."""
+    names = dict(axes, **{name: float(value) for name, value in knobs.items()})
+    if "num_sms" in names:
+        raise ValueError("an axis or knob is named \"num_sms\", the device's SM count in launch rules")
+    names["num_sms"] = float(num_sms)
+    for name, text in launch.get("let", {}).items():
+        if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in names:
+            raise ValueError(f"let: \"{name}\" is not an identifier or is already a name")
+        expression = Expression(text)
+        unknown = [v for v in expression.variables if v not in names]
+        if unknown:
+            raise ValueError(f"let {name}: unknown name or one bound later: {', '.join(unknown)}")
+        try:
+            names[name] = expression.evaluate(names)
+        except ExpressionError as error:
+            raise ValueError(f"launch binding \"{name}\": {error}") from error
+    return names
+
+
+def launch_geometry(template, definition, axes, knobs, num_sms=DEFAULT_NUM_SMS):
     """The judge's launch for a workload (src/judge/judge.cpp launch_request): grid, block, shared bytes, the long long
     arguments (every var axis, in definition order) and the kernel's name. Raises ValueError as the judge refuses."""
     launch = template["launch"]
-    names = dict(axes, **{name: float(value) for name, value in knobs.items()})
+    names = launch_names(launch, axes, knobs, num_sms)
 
     def dimensions(texts, limits, what):
         if not 1 <= len(texts) <= 3:
@@ -509,10 +534,16 @@ def main():
     parser.add_argument("--cuda-home", help="the toolkit whose include (and include/cccl) NVRTC gets, as the judge's -I")
     parser.add_argument("--nvrtc-flag", action="append", default=[], help="one more NVRTC option (repeatable)")
     parser.add_argument("--self-test", action="store_true", help="check the non-GPU logic over every task; no GPU needed")
-    parser.add_argument("--tasks-dir", default=str(ROOT / "tasks"), help="for --self-test")
+    parser.add_argument("--tasks-dir", default=str(ROOT / "tasks"), help="for --self-test and --dump-geometry")
+    parser.add_argument("--dump-geometry", metavar="OUT.json",
+                        help="write the launch of every kernel-only CUDA template on every workload, default knobs and each "
+                             "single-knob change the constraints allow, as JSON lines (no GPU); - for stdout")
+    parser.add_argument("--num-sms", type=int, default=DEFAULT_NUM_SMS, help="num_sms for --dump-geometry (default 132)")
     options = parser.parse_args()
     if options.self_test:
         return self_test(pathlib.Path(options.tasks_dir))
+    if options.dump_geometry:
+        return dump_geometry(pathlib.Path(options.tasks_dir), options.dump_geometry, options.num_sms)
     if not options.task_dir or not options.configs:
         parser.error("TASK_DIR and CONFIGS.json are needed (or --self-test)")
     return sweep(options)
@@ -554,6 +585,7 @@ def sweep(options):
     device = torch.cuda.current_device()
     cupy.cuda.Device(device).use()
     properties = torch.cuda.get_device_properties(device)
+    num_sms = properties.multi_processor_count or DEFAULT_NUM_SMS  # launch rules' num_sms, as the judge reads it
     arch = options.arch if options.arch != "auto" else (
         "sm_90a" if (properties.major, properties.minor) == (9, 0) else f"sm_{properties.major}{properties.minor}")
     includes = toolkit_includes(options.cuda_home)
@@ -665,7 +697,7 @@ def sweep(options):
                     print(f"  {config['name']:<{width}} build failed", flush=True)
                     continue
                 try:
-                    geometry = launch_geometry(template, definition, axes, config["knobs"])
+                    geometry = launch_geometry(template, definition, axes, config["knobs"], num_sms)
                 except ValueError as error:
                     result["error"] = f"launch geometry: {error}"
                     print(f"  {config['name']:<{width}} {result['error']}", flush=True)
@@ -766,6 +798,42 @@ def summarise(record, runnable, with_compile, width=12):
 
 
 # ------------------------------------------------------------------------------------------------------------------
+# Every template's launch, for comparing launch rules before and after an edit (and with the C++ evaluator)
+
+def dump_geometry(tasks_dir, out, num_sms):
+    """One JSON object a line, sorted: task, template, workload, knobs (the default, or one changed), then the grid,
+    block and shared bytes, or the error the judge would refuse the launch with."""
+    lines = []
+    for definition_file in sorted(tasks_dir.glob("*/definition.json")):
+        definition, workloads = read_task(definition_file.parent)
+        for template in kernel_templates(definition):
+            default = default_knobs(template)
+            configs = [default]
+            for knob in template.get("knobs", []):
+                for value in knob["values"][1:]:
+                    changed = dict(default, **{knob["name"]: knob_value(value)})
+                    if not violated_constraints(template, changed):
+                        configs.append(changed)
+            for workload in workloads:
+                axes = resolve_axes(definition, workload)
+                for knobs in configs:
+                    row = {"task": definition["name"], "template": template["name"], "workload": workload["uuid"],
+                           "knobs": {name: int(value) for name, value in sorted(knobs.items())}}
+                    try:
+                        geometry = launch_geometry(template, definition, axes, knobs, num_sms)
+                        row.update(grid=geometry["grid"], block=geometry["block"], shared_bytes=geometry["shared_bytes"])
+                    except (ValueError, ExpressionError) as error:
+                        row["error"] = str(error)
+                    lines.append(json.dumps(row, sort_keys=True))
+    text = "\n".join(lines) + "\n"
+    if out == "-":
+        sys.stdout.write(text)
+    else:
+        pathlib.Path(out).write_text(text)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------------------------
 # Self-test (no GPU): the evaluator on a few cases, then every kernel-only CUDA template of every task
 
 def self_test(tasks_dir):
@@ -796,6 +864,20 @@ def self_test(tasks_dir):
     if Expression("min(x, y) + x * z // 2").variables != ["x", "y", "z"]:
         failures.append("variables of min(x, y) + x * z // 2")
 
+    # "let" bindings and num_sms (src/task/task.cpp launch_bindings): in order, each over the names before it
+    launch = {"let": {"per": "ceil_div(n, B)", "waves": "num_sms * per"}, "grid": ["waves"], "block": ["B"]}
+    got = launch_names(launch, {"n": 10.0}, {"B": 4}, 100)
+    if (got["per"], got["waves"], launch_names(launch, {"n": 10.0}, {"B": 4})["waves"]) != (3.0, 300.0, 3.0 * DEFAULT_NUM_SMS):
+        failures.append(f"launch_names: got {got}")
+    for bad_let, axes_given, knobs_given in (({"a": "b", "b": "1"}, {}, {}), ({"a": "a + 1"}, {}, {}), ({"a": "q"}, {}, {}),
+                                              ({"n": "1"}, {"n": 1.0}, {}), ({"num_sms": "1"}, {}, {}), ({"1a": "1"}, {}, {}),
+                                              ({"a": "1 / 0"}, {}, {}), ({}, {}, {"num_sms": 1})):
+        try:
+            launch_names({"let": bad_let}, axes_given, knobs_given)
+            failures.append(f"launch_names accepted let {bad_let}, axes {axes_given}, knobs {knobs_given}")
+        except ValueError:
+            pass
+
     print(f"kernel-only CUDA templates under {tasks_dir}:")
     for definition_file in sorted(tasks_dir.glob("*/definition.json")):
         task_dir = definition_file.parent
@@ -807,7 +889,8 @@ def self_test(tasks_dir):
                 broken = violated_constraints(template, knobs)
                 launch = template["launch"]
                 texts = launch["grid"] + launch["block"] + ([launch["shared_bytes"]] if "shared_bytes" in launch else [])
-                unknown = sorted({v for t in texts for v in Expression(t).variables} - set(knobs) - set(definition["axes"]))
+                known = set(knobs) | set(definition["axes"]) | {"num_sms"} | set(launch.get("let", {}))
+                unknown = sorted({v for t in texts for v in Expression(t).variables} - known)
                 geometry = launch_geometry(template, definition, resolve_axes(definition, workloads[0]), knobs)
                 tolerance = tolerance_of(workloads[0])
                 source = task_dir / template["source"]

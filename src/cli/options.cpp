@@ -124,7 +124,13 @@ task::DevicePeaks gpu_device_peaks(int ordinal) {
   char name[256] = {};
   judge::cuda::check(*api, api->device_get(&device, ordinal), "cuDeviceGet");
   judge::cuda::check(*api, api->device_get_name(name, sizeof name, device), "cuDeviceGetName");
-  if (auto peaks = task::known_gpu_peaks(name)) return *peaks;
+  if (auto peaks = task::known_gpu_peaks(name)) {
+    // The device's own SM count over the datasheet's (a cut-down variant, a MIG slice): launch rules' num_sms.
+    int multiprocessors = 0;
+    if (api->device_get_attribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) == CUDA_SUCCESS && multiprocessors > 0)
+      peaks->multiprocessors = multiprocessors;
+    return *peaks;
+  }
   throw std::runtime_error(fmt::format("no datasheet peaks are known for \"{}\" (src/task/roofline.cpp lists the known GPUs)", name));
 #else
   (void)ordinal;

@@ -102,11 +102,13 @@ std::optional<std::string> find_background_activity(pid_t pid) {
 }
 
 // The "launch" of a bind request for a kernel-only candidate: its geometry evaluated over the workload's axes and the
-// knobs, and the kernel's scalar arguments (after the tensor pointers): every var axis, in the definition's order.
-json launch_request(const task::Task& task, const task::ResolvedWorkload& resolved, const CandidateSource& candidate) {
+// knobs (with num_sms, the device's SM count, and the "let" bindings), and the kernel's scalar arguments (after the tensor
+// pointers): every var axis, in the definition's order.
+json launch_request(const task::Task& task, const task::ResolvedWorkload& resolved, const CandidateSource& candidate, int num_sms) {
   if (!candidate.launch) throw std::runtime_error("a kernel-only candidate needs its launch geometry");
   task::Bindings names = resolved.axes;
   for (const auto& [knob, value] : candidate.knobs) names[knob] = static_cast<double>(value);
+  names = task::launch_bindings(*candidate.launch, std::move(names), num_sms > 0 ? num_sms : task::kDefaultNumSms);
   // Each dimension within CUDA's limit for it (x, y, z).
   const auto dimensions = [&](const std::vector<task::Expression>& expressions, std::array<std::int64_t, 3> limits) {
     std::vector<std::int64_t> values;
@@ -566,7 +568,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         for (std::size_t i = 0; i < def.outputs.size(); ++i) candidate_binding["outputs"][i]["name"] = def.outputs[i].name;
       if (candidate.form == task::TemplateForm::kernel) {
         try {
-          candidate_binding["launch"] = launch_request(task_, resolved, candidate);
+          candidate_binding["launch"] = launch_request(task_, resolved, candidate, peaks_.multiprocessors);
         } catch (const std::exception& error) {
           return Failure{Status::compile_error, fmt::format("the launch geometry does not evaluate: {}", error.what())};
         }

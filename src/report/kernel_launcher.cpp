@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <stdexcept>
@@ -76,6 +77,31 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const task::
       out += fmt::format("  const double {} = {};\n", axis_variable(axis.name), expression_to_cpp(*axis.expression, names));
   for (const auto& axis : definition.axes) out += fmt::format("  (void){};\n", axis_variable(axis.name));
 
+  // num_sms: the SM count of the device the launch goes to, as the judge's (task::kDefaultNumSms where CUDA cannot say).
+  bool uses_num_sms = false;
+  const auto uses = [&](const task::Expression& expression) {
+    const auto variables = expression.variables();
+    if (std::find(variables.begin(), variables.end(), task::kNumSmsName) != variables.end()) uses_num_sms = true;
+  };
+  for (const auto& binding : launch.let) uses(binding.expression);
+  for (const auto& expression : launch.grid) uses(expression);
+  for (const auto& expression : launch.block) uses(expression);
+  if (launch.shared_bytes) uses(*launch.shared_bytes);
+  if (uses_num_sms) {
+    out += "  int kernelarc_device = 0, kernelarc_sms = 0;\n";
+    out += fmt::format("  const double kernelarc_num_sms = cudaGetDevice(&kernelarc_device) == cudaSuccess &&\n"
+                       "      cudaDeviceGetAttribute(&kernelarc_sms, cudaDevAttrMultiProcessorCount, kernelarc_device) == cudaSuccess &&\n"
+                       "      kernelarc_sms > 0 ? (double)kernelarc_sms : {}.0;\n",
+                       task::kDefaultNumSms);
+    names[std::string(task::kNumSmsName)] = "kernelarc_num_sms";
+  }
+  // The "let" bindings in order, each after the names it uses.
+  for (const auto& binding : launch.let) {
+    out += fmt::format("  const double kernelarc_let_{} = {};  /* {} */\n", binding.name, expression_to_cpp(binding.expression, names),
+                       binding.expression.text());
+    names[binding.name] = "kernelarc_let_" + binding.name;
+  }
+  for (const auto& binding : launch.let) out += fmt::format("  (void)kernelarc_let_{};\n", binding.name);
   out += "  long long kernelarc_grid[3] = {1, 1, 1}, kernelarc_block[3] = {1, 1, 1}, kernelarc_shared_bytes = 0;\n";
   for (std::size_t i = 0; i < launch.grid.size(); ++i)
     out += fmt::format("  if (!kernelarc_expr_dimension({}, 1, 2147483647LL, &kernelarc_grid[{}])) return 2;  /* {} */\n",

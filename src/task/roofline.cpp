@@ -16,16 +16,17 @@ struct KnownGpu {
   double fp32_tflops;
   double bf16_tflops;  // dense tensor core
   double fp8_tflops;   // dense tensor core; 0 when absent
+  int multiprocessors;  // SMs of the variant named
 };
 
 // Datasheet (SXM where there is a choice) dense peaks.
 constexpr std::array<KnownGpu, 6> kKnownGpus = {{
-    {"B200", "NVIDIA B200", 8.0, 80.0, 2250.0, 4500.0},
-    {"H200", "NVIDIA H200", 4.8, 67.0, 989.0, 1979.0},
-    {"H100 PCIe", "NVIDIA H100 PCIe", 2.0, 51.0, 756.0, 1513.0},
-    {"H100", "NVIDIA H100 SXM", 3.35, 67.0, 989.0, 1979.0},
-    {"A100", "NVIDIA A100 SXM", 2.039, 19.5, 312.0, 0.0},
-    {"L40S", "NVIDIA L40S", 0.864, 91.6, 362.0, 733.0},
+    {"B200", "NVIDIA B200", 8.0, 80.0, 2250.0, 4500.0, 148},
+    {"H200", "NVIDIA H200", 4.8, 67.0, 989.0, 1979.0, 132},
+    {"H100 PCIe", "NVIDIA H100 PCIe", 2.0, 51.0, 756.0, 1513.0, 114},
+    {"H100", "NVIDIA H100 SXM", 3.35, 67.0, 989.0, 1979.0, 132},
+    {"A100", "NVIDIA A100 SXM", 2.039, 19.5, 312.0, 0.0, 108},
+    {"L40S", "NVIDIA L40S", 0.864, 91.6, 362.0, 733.0, 142},
 }};
 
 }  // namespace
@@ -41,6 +42,7 @@ std::optional<DevicePeaks> known_gpu_peaks(std::string_view device_name) {
     peaks.flops_per_second["tensor_core_fp16"] = gpu.bf16_tflops * 1e12;
     if (gpu.fp8_tflops > 0) peaks.flops_per_second["tensor_core_fp8"] = gpu.fp8_tflops * 1e12;
     peaks.source = "datasheet";
+    peaks.multiprocessors = gpu.multiprocessors;
     return peaks;
   }
   return std::nullopt;

@@ -16,6 +16,7 @@ struct DevicePeaks {
   double bytes_per_second = 0;
   std::map<std::string, double> flops_per_second;  // by math kind: fp32, tensor_core_bf16, ...
   std::string source;                              // "datasheet", "calibrated on ...", "command line"
+  int multiprocessors = 0;                         // a GPU's SM count (launch rules' num_sms); 0: unknown or a CPU
 };
 
 // Datasheet peaks of known GPUs, matched by a substring of the device name ("H200", "H100", ...).

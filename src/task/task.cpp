@@ -229,7 +229,63 @@ Knob parse_knob(const Node& node) {
   return knob;
 }
 
-Template parse_template(const Node& node, const fs::path& directory) {
+// A launch rule's "let" bindings, then grid, block and shared_bytes; every name an expression uses must be an axis, a
+// knob, num_sms or a binding before it.
+LaunchGeometry parse_launch(const Node& launch, const std::vector<Axis>& axes, const std::vector<Knob>& knobs) {
+  launch.allow_only({"let", "grid", "block", "shared_bytes", "kernel"});
+  std::vector<std::string> known;  // the names usable so far, in the order a reader meets them
+  for (const auto& axis : axes) known.push_back(axis.name);
+  for (const auto& knob : knobs) known.push_back(knob.name);
+  const auto reserved = [&](const std::string& name) { return std::find(known.begin(), known.end(), name) != known.end(); };
+  if (reserved(std::string(kNumSmsName)))
+    launch.fail(fmt::format("an axis or knob is named \"{}\", the device's SM count in launch rules; rename it", kNumSmsName));
+  known.push_back(std::string(kNumSmsName));
+  LaunchGeometry geometry;
+  std::vector<std::string> bound_later;  // every "let" name, to tell a forward reference from an unknown name
+  if (auto let = launch.find("let"))
+    for (const auto& [name, _] : let->object().items()) bound_later.push_back(name);
+  const auto check_names = [&](const Node& where, const Expression& expression, const std::string& binding) {
+    for (const auto& variable : expression.variables()) {
+      if (reserved(variable)) continue;
+      if (variable == binding) where.fail(fmt::format("\"{}\" uses itself; a binding may use only the axes, the knobs, {} and the bindings before it",
+                                                    binding, kNumSmsName));
+      if (std::find(bound_later.begin(), bound_later.end(), variable) != bound_later.end())
+        where.fail(fmt::format("\"{}\" is bound later in \"let\"; a binding may use only the bindings before it (move it up)", variable));
+      where.fail(fmt::format("unknown name \"{}\"{}; the names here are {}", variable, common::did_you_mean(variable, known),
+                             fmt::join(known, ", ")));
+    }
+  };
+  if (auto let = launch.find("let")) {
+    for (const auto& [name, _] : let->object().items()) {
+      const Node value = let->at(name);
+      if (!is_identifier(name)) value.fail("expected a binding name that is an identifier");
+      if (reserved(name))
+        value.fail(fmt::format("\"{}\" is already {}", name, name == kNumSmsName ? "the device's SM count" : "an axis, a knob or a binding"));
+      const Expression expression = value.expression();
+      check_names(value, expression, name);
+      geometry.let.push_back({name, expression});
+      known.push_back(name);
+      bound_later.erase(std::find(bound_later.begin(), bound_later.end(), name));
+    }
+  }
+  for (const char* key : {"grid", "block"}) {
+    const Node dims = launch.at(key);
+    if (dims.array_size() < 1 || dims.array_size() > 3) dims.fail("expected 1 to 3 expressions");
+    auto& target = std::string(key) == "grid" ? geometry.grid : geometry.block;
+    for (std::size_t i = 0; i < dims.array_size(); ++i) {
+      target.push_back(dims.index(i).expression());
+      check_names(dims.index(i), target.back(), "");
+    }
+  }
+  if (auto shared = launch.find("shared_bytes")) {
+    geometry.shared_bytes = shared->expression();
+    check_names(*shared, *geometry.shared_bytes, "");
+  }
+  geometry.kernel = launch.string_or("kernel", "");
+  return geometry;
+}
+
+Template parse_template(const Node& node, const fs::path& directory, const std::vector<Axis>& axes) {
   node.allow_only({"name", "source", "device", "form", "knobs", "constraints", "launch"});
   Template tmpl;
   tmpl.name = node.at("name").string();
@@ -252,17 +308,7 @@ Template parse_template(const Node& node, const fs::path& directory) {
     for (std::size_t i = 0; i < constraints->array_size(); ++i)
       tmpl.constraints.push_back(constraints->index(i).expression());
   if (auto launch = node.find("launch")) {
-    launch->allow_only({"grid", "block", "shared_bytes", "kernel"});
-    LaunchGeometry geometry;
-    for (const char* key : {"grid", "block"}) {
-      const Node dims = launch->at(key);
-      if (dims.array_size() < 1 || dims.array_size() > 3) dims.fail("expected 1 to 3 expressions");
-      auto& target = std::string(key) == "grid" ? geometry.grid : geometry.block;
-      for (std::size_t i = 0; i < dims.array_size(); ++i) target.push_back(dims.index(i).expression());
-    }
-    if (auto shared = launch->find("shared_bytes")) geometry.shared_bytes = shared->expression();
-    geometry.kernel = launch->string_or("kernel", "");
-    tmpl.launch = std::move(geometry);
+    tmpl.launch = parse_launch(*launch, axes, tmpl.knobs);
   } else if (tmpl.form == TemplateForm::kernel) {
     node.fail("a kernel-only template must declare its \"launch\" geometry");
   }
@@ -290,7 +336,7 @@ void parse_extensions(const Node& node, const fs::path& directory, Definition& d
   }
   if (auto templates = node.find("templates"))
     for (std::size_t i = 0; i < templates->array_size(); ++i)
-      definition.templates.push_back(parse_template(templates->index(i), directory));
+      definition.templates.push_back(parse_template(templates->index(i), directory, definition.axes));
   if (auto forbid = node.find("forbid")) definition.forbid = forbid->string_list();
   if (auto cflags = node.find("cflags")) definition.cflags = cflags->string_list();
   if (auto held_out = node.find("held_out")) {
@@ -439,6 +485,18 @@ std::vector<Workload> parse_workload_file(const fs::path& file, const Definition
 }
 
 }  // namespace
+
+Bindings launch_bindings(const LaunchGeometry& launch, Bindings names, int num_sms) {
+  names[std::string(kNumSmsName)] = static_cast<double>(num_sms);
+  for (const auto& binding : launch.let) {
+    try {
+      names[binding.name] = binding.expression.evaluate(names);
+    } catch (const ExpressionError& error) {
+      throw std::runtime_error(fmt::format("launch binding \"{}\": {}", binding.name, error.what()));
+    }
+  }
+  return names;
+}
 
 Task load_task(const fs::path& directory, const std::optional<fs::path>& extensions) {
   if (!fs::is_directory(directory)) throw TaskError(directory, "", "expected a task directory");

@@ -54,12 +54,28 @@ struct Knob {
   std::string description;
 };
 
+// A named sub-expression of a launch rule (definition.json's "let": {"name": "expression", ...}).
+struct LaunchBinding {
+  std::string name;
+  Expression expression;
+};
+
+// The device's SM count where no device says it (export without a GPU, CPU-only tests): the H100/H200's.
+inline constexpr int kDefaultNumSms = 132;
+inline constexpr std::string_view kNumSmsName = "num_sms";  // the variable launch rules read it from
+
 struct LaunchGeometry {
-  std::vector<Expression> grid;   // 1 to 3 expressions over axes and knobs
+  std::vector<LaunchBinding> let;  // in order: each may use the axes, the knobs, num_sms and the bindings before it
+  std::vector<Expression> grid;    // 1 to 3 expressions over axes, knobs, num_sms and the let bindings
   std::vector<Expression> block;
   std::optional<Expression> shared_bytes;
-  std::string kernel;             // the extern "C" __global__ function; empty: the module's only one
+  std::string kernel;              // the extern "C" __global__ function; empty: the module's only one
 };
+
+// The names a launch's expressions are evaluated over: `names` (the workload's axes and the knobs), `num_sms` (the
+// device's SM count; kDefaultNumSms where none is known) and then every "let" binding in order. Throws std::runtime_error
+// when a binding does not evaluate (the message names the binding).
+Bindings launch_bindings(const LaunchGeometry& launch, Bindings names, int num_sms = kDefaultNumSms);
 
 enum class TemplateForm { full, kernel };
 

@@ -13,7 +13,7 @@
 //                    (this thread's own writes, from L2) (fusion)
 //   PREFETCH_WEIGHT  1: the weight of the kept vectors is loaded into registers before the first token, once per block, so
 //                    it is never a dependent memory trip after the reduction; 0: loaded after each reduction (memory)
-//   WAVES            0: a block (cluster) per Y tokens (below); N: a persistent grid of N blocks per SM (132 SMs)
+//   WAVES            0: a block (cluster) per Y tokens (below); N: a persistent grid of N blocks per SM (num_sms SMs)
 //                    striding over the tokens, the prefetched weight reused for every token (tiling)
 //   MIN_BLOCKS       0: the compiler's register budget; N: __launch_bounds__ asks for N resident blocks per SM, trading
 //                    registers (and some spills) for warps in flight (pipelining)
@@ -30,7 +30,7 @@
 //         token, the fewest whole warps whose KEEP_ROW packs each hold it, X = min(512, 32 * ceil_div(ceil_div(hidden_size,
 //         VEC), 32 * KEEP_ROW * CLUSTER)), and Y = min(ROWS_PER_BLOCK, 512 // X): short tokens get a warp and no barrier,
 //         long ones enough threads to stay in registers (past 512 * KEEP_ROW * CLUSTER packs the rest streams), whatever
-//         the workload. Grid [CLUSTER * min(G, (132 * WAVES) // CLUSTER, or G when WAVES == 0)], G = ceil_div(num_tokens, Y);
+//         the workload. Grid [CLUSTER * min(G, (num_sms * WAVES) // CLUSTER, or G when WAVES == 0)], G = ceil_div(num_tokens, Y);
 //         no dynamic shared memory.
 // Arguments: x, residual, weight, eps (a device pointer), out, new_residual, then the var axes num_tokens and hidden_size.
 // Rows are indexed in 32 bits (hidden_size < 2^31), tokens in 64.

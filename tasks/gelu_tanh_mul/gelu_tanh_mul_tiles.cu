@@ -6,7 +6,7 @@
 //   BLOCK      threads per block, VEC columns each (tiling)
 //   ITEMS      rows per thread per step, all loaded before the first is used (pipelining)
 //   WAVES      0: a block per (column tile, row group), rows strided only past 65535 groups; N: a persistent grid of about
-//              N blocks per SM (132 SMs) striding over the rows (tiling)
+//              N blocks per SM (num_sms SMs) striding over the rows (tiling)
 //   MATH       0: float32, gelu_tanh(x) = 0.5 x (1 + tanh(u)) = x * sigmoid(2u), with __expf and a fast reciprocal (a few
 //                 float ulps, far below a bf16 step);
 //              1: float32 with the hardware tanh.approx.f32 (one MUFU op, relative error about 2^-11 on tanh);
@@ -15,7 +15,7 @@
 //   STREAMING  evict-first loads and stores: every byte is touched once (memory)
 // u = sqrt(2/pi) (x + 0.044715 x^3); out = bf16(gelu_tanh(gate) * up).
 // Launch: grid [ceil_div(intermediate_size, BLOCK * VEC), R], block [BLOCK], R = ceil_div(num_tokens, ITEMS) capped at
-// 65535 and, for WAVES > 0, at 132 * WAVES / ceil_div(intermediate_size, BLOCK * VEC), and at least 1.
+// 65535 and, for WAVES > 0, at num_sms * WAVES / ceil_div(intermediate_size, BLOCK * VEC), and at least 1.
 // Arguments: gate_up, out, then the var axes num_tokens and intermediate_size.
 #include <cuda_bf16.h>
 

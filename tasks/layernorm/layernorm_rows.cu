@@ -22,7 +22,7 @@
 //   PREFETCH        weight and bias of a kept row loaded once per block, before the first row's loads and reductions,
 //                   and held in registers for every row the block normalises, instead of loaded after the statistics
 //                   (pipelining)
-//   WAVES           0: one block (cluster) per Y rows (below); N: a persistent grid of N blocks per SM (132 SMs)
+//   WAVES           0: one block (cluster) per Y rows (below); N: a persistent grid of N blocks per SM (num_sms SMs)
 //                   striding over the rows (tiling)
 //   UNROLL          loads in flight per thread where a row is streamed (pipelining)
 //   FP32_MATH       1: weight and bias applied in float32, rounded once; 0: the normalised value rounded to bf16, then
@@ -36,7 +36,7 @@
 //         the fewest threads, a power of two from 32 to 512, whose KEEP_ROW packs each (min(DECODE_KEEP, KEEP_ROW) at up
 //         to 132 tokens when DECODE_KEEP is on) hold it (over the cluster), and
 //         Y = min(ROWS_PER_BLOCK, 512 // X): short rows get a warp and no barrier, long ones enough threads to stay in
-//         registers, whatever the workload. Grid [CLUSTER * min(ceil_div(num_tokens, Y), (132 * WAVES) // CLUSTER, or
+//         registers, whatever the workload. Grid [CLUSTER * min(ceil_div(num_tokens, Y), (num_sms * WAVES) // CLUSTER, or
 //         all when WAVES is 0)].
 // Arguments: x, weight, bias, eps, out, then the var axes num_tokens and hidden_size.
 #include <cuda_bf16.h>

@@ -13,14 +13,14 @@
 //                     is read once; 0, or a longer one, is read again to normalise (an L1 hit) (fusion)
 //   WEIGHT_IN_REGS    this lane's packs of q_weight and k_weight loaded once, before the first head vector, and held
 //                     in registers, instead of loaded with every head vector (memory)
-//   WAVES             0: the grid covers every head vector once; N: a persistent grid of N blocks per SM (132 SMs)
+//   WAVES             0: the grid covers every head vector once; N: a persistent grid of N blocks per SM (num_sms SMs)
 //                     striding over them (tiling)
 //   FP32_MATH         1: x * rstd * weight in float32, rounded once; 0: x * rstd rounded to bf16, then times the weight
 //                     by bf16 pair multiplies (as Hugging Face's Qwen3RMSNorm rounds; the judge decides) (precision)
 //   STREAMING         evict-first loads of q and k (their last read) and stores of q_out and k_out (memory)
 //   MAX_REGS          0: registers as the compiler likes; N: at most N per thread (__maxnreg__), more resident warps
 //                     (pipelining)
-// Launch: grid [min(ceil_div(V, HEADS_PER_BLOCK * ITEMS), 132 * WAVES, or all when WAVES is 0)],
+// Launch: grid [min(ceil_div(V, HEADS_PER_BLOCK * ITEMS), num_sms * WAVES, or all when WAVES is 0)],
 //         block [THREADS_PER_HEAD * HEADS_PER_BLOCK], V = num_tokens * (num_q_heads + num_kv_heads).
 // Arguments: q, k, q_weight, k_weight, eps, q_out, k_out, then the var axes num_tokens, num_q_heads, num_kv_heads and
 // head_dim.

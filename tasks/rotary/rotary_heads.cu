@@ -11,7 +11,7 @@
 //               x 2048 threads); then blocks of about 128 threads, each thread striding over heads with its cos and sin
 //               held (13-18% faster from 4096 tokens on the H200) (tiling)
 //   ITEMS       heads per thread per step, all loaded before the first is rotated (pipelining)
-//   WAVES       0: a block per token; N: a persistent grid of N blocks per SM (132 SMs) striding over the tokens (tiling)
+//   WAVES       0: a block per token; N: a persistent grid of N blocks per SM (num_sms SMs) striding over the tokens (tiling)
 //   CACHE_TRIG  1: a thread reads its VEC cos and VEC sin once per token, after its first head's loads are issued, and keeps
 //               them in registers for every head it rotates; 0: re-read (L1 hits) for every head; 2: the token's cache
 //               row staged in shared memory once per block between two barriers, read from there for every head (memory)
@@ -20,7 +20,7 @@
 // out1 = x1 * cos - x2 * sin, out2 = x2 * cos + x1 * sin in float32, x1 and x2 the two halves of a head, cos and sin the two
 // halves of cos_sin_cache[positions[t]]; rounded to bf16. positions lie in [-max_position, max_position): a negative one
 // counts from the end, as PyTorch indexes (SOL-ExecBench draws int64 inputs in [-1024, 1024)).
-// Launch: grid [min(num_tokens, 132 * WAVES) or num_tokens], block [L, S] with L = min(ceil_div(head_dim / 2, VEC),
+// Launch: grid [min(num_tokens, num_sms * WAVES) or num_tokens], block [L, S] with L = min(ceil_div(head_dim / 2, VEC),
 // 1024 / ITEMS) lanes and S = HEADS head slots, or with HEADS 0 ceil_div(num_q_heads + num_kv_heads, ITEMS) where
 // num_tokens * L * (num_q_heads + num_kv_heads) < 270336, else min(that, max(1, 128 // L)); capped so that
 // L * S <= 1024 / ITEMS (the kernel's launch bound: more heads in flight per thread take more registers);

@@ -27,7 +27,7 @@
 //   EXP_MODE        0: ex2.approx of fma(x, log2(e), -max * log2(e)), one FFMA and one MUFU per element; 1: __expf(x -
 //                   max); 2: expf(x - max), the accurate one (precision)
 //   UNROLL          loads a thread issues before it uses the first, where a row streams (pipelining)
-//   WAVES           0: one block per ROWS_PER_BLOCK rows; N: a persistent grid of N blocks per SM (132 SMs) striding
+//   WAVES           0: one block per ROWS_PER_BLOCK rows; N: a persistent grid of N blocks per SM (num_sms SMs) striding
 //                   over the rows (tiling)
 //   PREFETCH        held rows in a persistent grid: the block's next row is loaded before this row's reductions and
 //                   stores, so its DRAM trip overlaps them (pipelining)
@@ -46,7 +46,7 @@
 //         132 rows: the fewest threads, a power of two from DECODE_THREADS to 1024, whose K vectors each hold the row
 //         (over the cluster), K = min(DECODE_KEEP, KEEP_ROW), or KEEP_ROW when DECODE_KEEP is 0;
 //         Y = min(ROWS_PER_BLOCK, 1024 // X).
-//         Grid [CLUSTER * min(ceil_div(num_rows, Y), 132 * WAVES // CLUSTER, or all of them if WAVES == 0)], no dynamic
+//         Grid [CLUSTER * min(ceil_div(num_rows, Y), num_sms * WAVES // CLUSTER, or all of them if WAVES == 0)], no dynamic
 //         shared memory.
 // Arguments: x, y, then the var axes num_rows and row_length.
 #include <cuda_bf16.h>

@@ -5,7 +5,7 @@
 //              VEC and the pointers are aligned, else each element is loaded on its own (memory)
 //   BLOCK      threads per block (tiling)
 //   ITEMS      chunks per thread per row, BLOCK * VEC apart, all loaded before the first is used (pipelining)
-//   WAVES      0: a block per (tile, row) up to 65535 rows; N: about N blocks per SM (132 SMs), each striding over rows,
+//   WAVES      0: a block per (tile, row) up to 65535 rows; N: about N blocks per SM (num_sms SMs), each striding over rows,
 //              for batches whose blocks would not fill the GPU once or would pay a launch tail (tiling)
 //   FP32_MATH  0: bf16 math (hexp and __hdiv, for the judge to accept or not); 1: float32 math with an IEEE division;
 //              2: float32 math with __expf and the approximate division (__fdividef): fewer issue slots per element,
@@ -15,7 +15,7 @@
 //   SMALL_VEC  0: off; N: bf16 per thread when the output has at most 262144 elements (decode sizes), where the time is
 //              latency and a shorter chain per thread on more threads wins (tiling)
 // Launch: grid [ceil_div(I, BLOCK * ITEMS * V), rows], block [BLOCK], I = intermediate_size, V = SMALL_VEC on small
-// outputs and VEC otherwise, rows = min(num_tokens, 65535) or, with WAVES, min(num_tokens, max(1, floor(132 * WAVES /
+// outputs and VEC otherwise, rows = min(num_tokens, 65535) or, with WAVES, min(num_tokens, max(1, floor(num_sms * WAVES /
 // tiles))).
 // Arguments: gate_up, out, then the var axes num_tokens and intermediate_size.
 #include <cuda_bf16.h>

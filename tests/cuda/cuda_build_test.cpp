@@ -252,6 +252,7 @@ void expect_launchable(const kernelarc::task::Task& task, const kernelarc::task:
   for (const auto& workload : task.workloads) {
     auto names = kernelarc::task::resolve_workload(task, workload).axes;
     for (const auto& [name, value] : knobs) names[name] = static_cast<double>(value);
+    names = kernelarc::task::launch_bindings(*tmpl.launch, std::move(names));
     std::int64_t threads = 1;
     for (const auto& dimension : tmpl.launch->block) {
       const auto value = dimension.evaluate_integer(names);

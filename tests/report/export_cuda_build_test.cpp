@@ -61,7 +61,7 @@ TEST(ExportCudaBuildTest, EveryBuiltInCudaTemplateExportsToASourceThatBuilds) {
   EXPECT_GE(kernel_only, static_cast<int>(directories.size()));  // every task has a kernel-only template
 }
 
-// Every axis kind and dynamic shared memory in one generated launcher (the built-in templates have neither).
+// Every axis kind, dynamic shared memory, "let" bindings and num_sms in one generated launcher.
 TEST(ExportCudaBuildTest, ALauncherWithConstAndExpressionAxesAndSharedMemoryBuilds) {
   task::Definition definition;
   definition.name = "scale";
@@ -72,7 +72,9 @@ TEST(ExportCudaBuildTest, ALauncherWithConstAndExpressionAxesAndSharedMemoryBuil
   definition.inputs = {{"x", std::vector<std::string>{"rows", "cols"}, task::DType::float32, ""}};
   definition.outputs = {{"y", std::vector<std::string>{"rows", "cols"}, task::DType::float32, ""}};
   task::LaunchGeometry launch;
-  launch.grid = {task::Expression::parse("ceil_div(total, BLOCK * V)"), task::Expression::parse("1")};
+  launch.let = {{"per_block", task::Expression::parse("BLOCK * V")},
+                {"blocks", task::Expression::parse("min(ceil_div(total, per_block), num_sms * 8)")}};
+  launch.grid = {task::Expression::parse("blocks"), task::Expression::parse("1")};
   launch.block = {task::Expression::parse("BLOCK")};
   launch.shared_bytes = task::Expression::parse("BLOCK * 4 * (V // 2) + max(total % 2, 0)");
   const std::string kernel = R"(

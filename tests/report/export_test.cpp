@@ -301,6 +301,24 @@ TEST(KernelLauncherTest, EveryAxisKindAndDynamicSharedMemory) {
   EXPECT_THROW(kernel_launcher_cpp(launcher_definition(), launcher_geometry(), "scale", {}), std::invalid_argument) << "BLOCK unknown";
 }
 
+// "let" bindings become locals in order; num_sms is read from the device the launch goes to, 132 where CUDA cannot say.
+TEST(KernelLauncherTest, LetBindingsAndNumSms) {
+  auto launch = launcher_geometry();
+  launch.let = {{"per_block", task::Expression::parse("BLOCK * V")}, {"waves", task::Expression::parse("min(ceil_div(total, per_block), num_sms * 2)")}};
+  launch.grid = {task::Expression::parse("waves")};
+  const std::string launcher = kernel_launcher_cpp(launcher_definition(), launch, "scale", {"BLOCK"});
+  EXPECT_THAT(launcher, HasSubstr("cudaDeviceGetAttribute(&kernelarc_sms, cudaDevAttrMultiProcessorCount, kernelarc_device)"));
+  EXPECT_THAT(launcher, HasSubstr("kernelarc_sms > 0 ? (double)kernelarc_sms : 132.0;"));
+  EXPECT_THAT(launcher, HasSubstr("const double kernelarc_let_per_block = (((double)(BLOCK)) * ((double)(kernelarc_axis_V)));"));
+  EXPECT_THAT(launcher, HasSubstr("kernelarc_num_sms"));
+  EXPECT_LT(launcher.find("kernelarc_let_per_block ="), launcher.find("kernelarc_let_waves ="));
+  EXPECT_LT(launcher.find("const double kernelarc_num_sms"), launcher.find("kernelarc_let_waves ="));
+  EXPECT_THAT(launcher, HasSubstr("kernelarc_expr_dimension(((double)(kernelarc_let_waves)), 1, 2147483647LL, &kernelarc_grid[0])"));
+  // Without num_sms the launcher asks the device nothing.
+  EXPECT_THAT(kernel_launcher_cpp(launcher_definition(), launcher_geometry(), "scale", {"BLOCK"}),
+              ::testing::Not(HasSubstr("cudaDeviceGetAttribute")));
+}
+
 TEST(TorchBindingTest, OneDescriptionPerTensorInTheDefinitionOrderWithItsDtype) {
   const auto& definition = builtin("add_rmsnorm").definition;
   const std::string binding = torch_binding_cpp(definition, "// preamble\n");

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "task/safetensors.h"
 
@@ -255,8 +257,9 @@ TEST_F(TaskLoaderTest, NormTemplatesFitTheirThreadsToTheRow) {
                   names["CLUSTER"] = static_cast<double>(cluster), names["ROWS_PER_BLOCK"] = static_cast<double>(rows);
                   names["hidden_size"] = static_cast<double>(hidden), names["num_tokens"] = static_cast<double>(tokens);
                   if (!satisfies_constraints(*cuda, names)) continue;
-                  const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
-                  const auto grid = cuda->launch->grid[0].evaluate_integer(names);
+                  const auto at = launch_bindings(*cuda->launch, names);
+                  const auto x = cuda->launch->block[0].evaluate_integer(at), y = cuda->launch->block[1].evaluate_integer(at);
+                  const auto grid = cuda->launch->grid[0].evaluate_integer(at);
                   SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " DECODE_KEEP " << decode_keep << " VEC " << vec
                                                     << " CLUSTER " << cluster << " ROWS " << rows << " hidden " << hidden
                                                     << " tokens " << tokens);
@@ -302,8 +305,9 @@ TEST_F(TaskLoaderTest, SoftmaxTemplateFitsItsThreadsToTheRow) {
                   names["DECODE_KEEP"] = static_cast<double>(decode_keep), names["DECODE_THREADS"] = static_cast<double>(decode_threads);
                   names["row_length"] = static_cast<double>(length), names["num_rows"] = static_cast<double>(rows);
                   if (!satisfies_constraints(*cuda, names)) continue;
-                  const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
-                  const auto grid = cuda->launch->grid[0].evaluate_integer(names);
+                  const auto at = launch_bindings(*cuda->launch, names);
+                  const auto x = cuda->launch->block[0].evaluate_integer(at), y = cuda->launch->block[1].evaluate_integer(at);
+                  const auto grid = cuda->launch->grid[0].evaluate_integer(at);
                   SCOPED_TRACE(::testing::Message() << "KEEP_ROW " << keep << " VEC " << vec << " CLUSTER " << cluster << " ROWS "
                                                     << rows_per_block << " DECODE_KEEP " << decode_keep << " DECODE_THREADS "
                                                     << decode_threads << " row_length " << length << " rows " << rows);
@@ -356,7 +360,8 @@ TEST_F(TaskLoaderTest, RotaryTemplateFitsHeadSlotsToTheWork) {
               names["head_dim"] = static_cast<double>(head_dim), names["num_q_heads"] = static_cast<double>(q_heads);
               names["num_kv_heads"] = static_cast<double>(kv_heads), names["num_tokens"] = static_cast<double>(tokens);
               names["max_position"] = 4096;
-              const auto x = cuda->launch->block[0].evaluate_integer(names), y = cuda->launch->block[1].evaluate_integer(names);
+              const auto at = launch_bindings(*cuda->launch, names);
+                  const auto x = cuda->launch->block[0].evaluate_integer(at), y = cuda->launch->block[1].evaluate_integer(at);
               SCOPED_TRACE(::testing::Message() << "ITEMS " << items << " VEC " << vec << " head_dim " << head_dim << " heads "
                                                 << q_heads << "+" << kv_heads << " tokens " << tokens);
               const auto heads = q_heads + kv_heads, steps = (heads + items - 1) / items;
@@ -1190,6 +1195,106 @@ TEST_F(TaskLoaderTest, KernelTemplateWithoutLaunch) {
   tmpl["launch"] = {{"grid", {1, 1, 1, 1}}, {"block", {128}}};
   expect_error(write_task(with_template(tmpl), {base_workload()}, {{"t.cpp", "//"}}), "definition.json",
                "kernelarc.templates[0].launch.grid", {"expected 1 to 3 expressions"});
+}
+
+// "let" bindings: evaluated in order over the axes, the knobs, num_sms and the bindings before them.
+TEST_F(TaskLoaderTest, LaunchLetBindingsAndNumSms) {
+  json tmpl = good_template();
+  tmpl["form"] = "kernel";
+  tmpl["device"] = "cuda";
+  tmpl["launch"] = json::parse(R"J({"let": {"per_block": "BLOCK * 2", "blocks": "ceil_div(MN, per_block)",
+                                           "waves": "min(blocks, num_sms * 4)"},
+                                   "grid": ["waves"], "block": ["per_block", 1], "shared_bytes": "blocks * 0 + num_sms"})J");
+  const Task task = load_task(write_task(with_template(tmpl), {base_workload()}, {{"t.cpp", "//"}}));
+  const auto& launch = *task.definition.templates[0].launch;
+  ASSERT_EQ(launch.let.size(), 3u);
+  EXPECT_EQ(launch.let[0].name, "per_block") << "the file's order, not sorted";
+  EXPECT_EQ(launch.let[2].name, "waves");
+  Bindings names = {{"M", 1000}, {"N", 8}, {"MN", 8000}, {"BLOCK", 2}};
+  const auto at = launch_bindings(launch, names, 100);
+  EXPECT_EQ(at.at("num_sms"), 100);
+  EXPECT_EQ(at.at("per_block"), 4);
+  EXPECT_EQ(at.at("blocks"), 2000);
+  EXPECT_EQ(launch.grid[0].evaluate_integer(at), 400);
+  EXPECT_EQ(launch.shared_bytes->evaluate_integer(at), 100);
+  EXPECT_EQ(launch.grid[0].evaluate_integer(launch_bindings(launch, names)), 4 * kDefaultNumSms) << "the fallback";
+  names["BLOCK"] = 0;  // ceil_div by zero: the error names the binding
+  try {
+    launch_bindings(launch, names, 100);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(std::string(error.what()), HasSubstr("launch binding \"blocks\""));
+  }
+}
+
+// bench/template_sweep.py evaluates launch rules in Python (let, num_sms and all): it agrees with the C++ evaluator on
+// every kernel-only template of every built-in task, every workload, the default knobs and each single-knob change.
+TEST(BuiltInLaunchGeometryTest, PythonSweepAgreesWithTheLoader) {
+  const fs::path dump = fs::temp_directory_path() / fmt::format("kernelarc-launch-geometry-{}.jsonl", ::getpid());
+  for (const int num_sms : {132, 114}) {
+    const std::string command = fmt::format("/usr/bin/python3 '{}' --dump-geometry '{}' --tasks-dir '{}' --num-sms {}",
+                                            (kTasks.parent_path() / "bench" / "template_sweep.py").string(), dump.string(), kTasks.string(), num_sms);
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    std::ifstream in(dump);
+    std::map<std::string, Task> tasks;
+    std::string line;
+    int rows = 0;
+    while (std::getline(in, line)) {
+      const auto row = json::parse(line);
+      const std::string name = row.at("task");
+      if (!tasks.count(name)) tasks.emplace(name, load_task(kTasks / name));
+      const Task& task = tasks.at(name);
+      const auto tmpl = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
+                                     [&](const Template& t) { return t.name == row.at("template"); });
+      ASSERT_NE(tmpl, task.definition.templates.end()) << line;
+      const auto workload = std::find_if(task.workloads.begin(), task.workloads.end(), [&](const Workload& w) { return w.uuid == row.at("workload"); });
+      ASSERT_NE(workload, task.workloads.end()) << line;
+      ASSERT_FALSE(row.contains("error")) << line;
+      Bindings names = resolve_workload(task, *workload).axes;
+      for (const auto& [knob, value] : row.at("knobs").items()) names[knob] = value.get<double>();
+      names = launch_bindings(*tmpl->launch, names, num_sms);
+      std::vector<std::int64_t> grid, block;
+      for (const auto& e : tmpl->launch->grid) grid.push_back(e.evaluate_integer(names));
+      for (const auto& e : tmpl->launch->block) block.push_back(e.evaluate_integer(names));
+      EXPECT_EQ(grid, row.at("grid").get<std::vector<std::int64_t>>()) << line;
+      EXPECT_EQ(block, row.at("block").get<std::vector<std::int64_t>>()) << line;
+      EXPECT_EQ(tmpl->launch->shared_bytes ? tmpl->launch->shared_bytes->evaluate_integer(names) : 0, row.at("shared_bytes").get<std::int64_t>())
+          << line;
+      ++rows;
+    }
+    EXPECT_GT(rows, 1000) << "every template, workload and single-knob change";
+  }
+  fs::remove(dump);
+}
+
+TEST_F(TaskLoaderTest, LaunchNameMistakes) {
+  json tmpl = good_template();
+  tmpl["form"] = "kernel";
+  tmpl["device"] = "cuda";
+  const auto expect_launch_error = [&](const std::string& launch, const std::string& field, const std::vector<std::string>& expected) {
+    tmpl["launch"] = json::parse(launch);
+    expect_error(write_task(with_template(tmpl), {base_workload()}, {{"t.cpp", "//"}}), "definition.json", field, expected);
+  };
+  expect_launch_error(R"J({"grid": ["ceil_div(MN, BLOK)"], "block": [32]})J", "kernelarc.templates[0].launch.grid[0]",
+                      {"unknown name \"BLOK\"", "did you mean BLOCK?", "M, N, MN, BLOCK, num_sms"});
+  expect_launch_error(R"J({"grid": [1], "block": [32], "shared_bytes": "rows * 4"})J", "kernelarc.templates[0].launch.shared_bytes",
+                      {"unknown name \"rows\""});
+  expect_launch_error(R"J({"let": {"a": "b + 1", "b": "BLOCK"}, "grid": ["a"], "block": [32]})J", "kernelarc.templates[0].launch.let.a",
+                      {"\"b\" is bound later in \"let\""});
+  expect_launch_error(R"J({"let": {"a": "a + 1"}, "grid": ["a"], "block": [32]})J", "kernelarc.templates[0].launch.let.a",
+                      {"\"a\" uses itself"});
+  expect_launch_error(R"J({"let": {"MN": "M"}, "grid": [1], "block": [32]})J", "kernelarc.templates[0].launch.let.MN",
+                      {"\"MN\" is already an axis, a knob or a binding"});
+  expect_launch_error(R"J({"let": {"num_sms": "132"}, "grid": [1], "block": [32]})J", "kernelarc.templates[0].launch.let.num_sms",
+                      {"already the device's SM count"});
+  expect_launch_error(R"J({"let": {"2x": "1"}, "grid": [1], "block": [32]})J", "kernelarc.templates[0].launch.let.2x",
+                      {"expected a binding name that is an identifier"});
+  expect_launch_error(R"J({"let": {"a": "1 +"}, "grid": [1], "block": [32]})J", "kernelarc.templates[0].launch.let.a",
+                      {"expected an expression"});
+  expect_launch_error(R"J({"let": ["a", "1"], "grid": [1], "block": [32]})J", "kernelarc.templates[0].launch.let",
+                      {"expected an object"});
+  tmpl["knobs"][0]["name"] = "num_sms";
+  expect_launch_error(R"J({"grid": [1], "block": [32]})J", "kernelarc.templates[0].launch", {"an axis or knob is named \"num_sms\""});
 }
 
 TEST_F(TaskLoaderTest, TemplateOtherMistakes) {
