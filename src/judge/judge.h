@@ -28,7 +28,7 @@
 namespace kernelarc::judge {
 
 struct WorkerSession;   // judge/worker_session.h
-struct ReferenceRound;  // judge/reference_round.h
+struct CandidateWorkers;  // judge/judge.cpp
 
 struct JudgeOptions {
   std::string device = "cpu";         // "cpu" or "cuda:N"
@@ -102,9 +102,12 @@ class Judge {
   std::uint64_t seed() const { return options_.seed; }
 
  private:
+  friend class WorkloadJudgement;  // judge/workload_judgement.h: one workload of a candidate, with what outlives the candidate
   using Session = WorkerSession;
-  using Round = ReferenceRound;
   void build_reference(const ProgressCallback& say);
+  // The candidate's worker and the reference's for one evaluation, files under `prefix`; a reason when they cannot be.
+  std::optional<std::string> set_up_workers(const CandidateSource& candidate, const BuildResult& build, const std::filesystem::path& prefix,
+                                            CandidateWorkers& workers);
   SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder) const;
   // A solution judged through the oracle (CandidateSource::solution): what is checked before it starts, its worker (the
   // oracle in its candidate role, caches and temporary files in its own folder), its walls and its load request.
