@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The reference oracle: runs a task's PyTorch reference for the judge.
 
-It speaks the judge's worker protocol (src/judge/worker.cpp), one JSON object per line over its standard
+It speaks the judge's worker protocol (docs/WORKER_PROTOCOL.md), one JSON object per line over its standard
 streams, so the judge drives it as it drives `kernelarc worker`: "map" a shared-memory file, "bind" the
 inputs' and outputs' dtypes and shapes, "load" the reference, "call" it on tensors at offsets of the mapped
 file. Tensors never cross as text: they are views of the shared file. Timing, comparison and verdicts stay

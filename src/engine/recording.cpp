@@ -27,6 +27,11 @@ json workload_json(const judge::WorkloadVerdict& row) {
   if (!row.baseline_source.empty()) out["baseline_source"] = row.baseline_source;
   if (row.score) out["score"] = *row.score;
   if (!row.warnings.empty()) out["warnings"] = row.warnings;
+  if (row.failed_at) {
+    const auto index = [](int value) { return value < 0 ? json() : json(value); };  // -1: the phase has no round or call
+    out["failed_at"] = {{"phase", judge::phase_name(row.failed_at->phase)}, {"workload", row.failed_at->workload_uuid},
+                        {"round", index(row.failed_at->round)}, {"call", index(row.failed_at->call)}};
+  }
   return out;
 }
 

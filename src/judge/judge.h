@@ -17,6 +17,7 @@
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
 #include "judge/reference_oracle.h"
+#include "judge/round_cache.h"
 #include "judge/scratch_folder.h"
 #include "judge/verdict.h"
 #include "judge/worker_process.h"
@@ -27,7 +28,7 @@
 namespace kernelarc::judge {
 
 struct WorkerSession;   // judge/worker_session.h
-struct ReferenceRound;  // judge/reference_round.h
+struct CandidateWorkers;  // judge/judge.cpp
 
 struct JudgeOptions {
   std::string device = "cpu";         // "cpu" or "cuda:N"
@@ -101,9 +102,12 @@ class Judge {
   std::uint64_t seed() const { return options_.seed; }
 
  private:
+  friend class WorkloadJudgement;  // judge/workload_judgement.h: one workload of a candidate, with what outlives the candidate
   using Session = WorkerSession;
-  using Round = ReferenceRound;
   void build_reference(const ProgressCallback& say);
+  // The candidate's worker and the reference's for one evaluation, files under `prefix`; a reason when they cannot be.
+  std::optional<std::string> set_up_workers(const CandidateSource& candidate, const BuildResult& build, const std::filesystem::path& prefix,
+                                            CandidateWorkers& workers);
   SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder) const;
   // A solution judged through the oracle (CandidateSource::solution): what is checked before it starts, its worker (the
   // oracle in its candidate role, caches and temporary files in its own folder), its walls and its load request.
@@ -126,9 +130,7 @@ class Judge {
   std::map<std::string, double> baselines_;
   std::map<std::string, std::string> baseline_sources_;  // by workload: "torch eager", "torch.compile", empty when measuring failed
   std::string oracle_torch_;                  // the oracle's torch version: part of a cached T_b's key
-  std::map<std::string, std::vector<std::shared_ptr<const Round>>> rounds_;  // by workload uuid, from round 0 on
-  std::map<std::string, std::vector<std::shared_ptr<const Round>>> unseen_rounds_;  // the same for the calls on new inputs
-  std::size_t cached_round_bytes_ = 0;
+  RoundCache round_cache_;  // the correctness rounds and the calls' on new inputs, by workload
   std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
   std::size_t cached_buffer_bytes_ = 0;
   std::map<std::string, std::vector<std::string>> tolerance_warnings_;  // by workload uuid, once its first round is made

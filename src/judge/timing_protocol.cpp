@@ -61,6 +61,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
   double unseen_by_load = 1;  // the chance that load alone made every one of them slower
   const auto timing_loop = phases.measure("timing");
   for (int attempt = 1;; ++attempt) {
+    hooks.entering(JudgePhase::timing, -1, -1);
     double call_overhead_ns = 0;
     if (auto failure = hooks.call_overhead(call_overhead_ns)) return failure;
     TimingStats timing;
@@ -86,10 +87,11 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     // Kept for the next candidates like the rounds: each runs in a new process with an emptied TMPDIR, so none has seen
     // them. Three times as many when measuring again: a false alarm then needs every one of them slowed by load. New
     // ones each time: a cache has kept the answers of the last measurement's.
+    const int first_unseen = attempt == 1 ? 0 : settings.unseen_calls * (1 + 3 * (attempt - 2));
     {
-      const int first = attempt == 1 ? 0 : settings.unseen_calls * (1 + 3 * (attempt - 2));
       const int calls = settings.unseen_calls * (attempt == 1 ? 1 : 3);
-      for (int k = first; k < first + calls; ++k) {
+      for (int k = first_unseen; k < first_unseen + calls; ++k) {
+        hooks.entering(JudgePhase::unseen, k, -1);
         if (auto failure = hooks.unseen_round(k, unseen.emplace_back())) return failure;
         unseen_before.push_back(settings.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(settings.iterations)));
       }
@@ -161,6 +163,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
         if (auto failure = hooks.transfer("upload", slot, true, false)) return failure;
         if (auto failure = flush()) return failure;
         flush_ns.pop_back();  // not a call of the loop
+        hooks.entering(JudgePhase::unseen, first_unseen + static_cast<int>(unseen_done), iteration);
         double sample = 0;
         if (auto failure = timed_call(slot, "a call on new inputs", &sample, nullptr, nullptr, plan)) return failure;
         timing.unseen_ns.push_back(sample);
@@ -190,6 +193,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
         if (auto failure = flush()) return failure;
       double sample = 0, in_process = 0, events = 0;
       const std::string where = fmt::format("call {}", iteration + 1);
+      hooks.entering(JudgePhase::timing, -1, iteration);
       if (auto failure = timed_call(slot, where, &sample, &in_process, &events, CallPlan{false, false, false, true, std::nullopt})) return failure;
       if (timed) {
         timing.samples_ns.push_back(sample);
@@ -199,6 +203,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
       if (checked)
         if (auto failure = verify(slot, *variants[static_cast<std::size_t>(v)], where, true)) return failure;
     }
+    hooks.entering(JudgePhase::timing, -1, -1);
     timing.wall_per_iteration_ns =
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / settings.iterations;
     timing.flush_ns = percentile(flush_ns, 0.5);

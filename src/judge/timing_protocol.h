@@ -48,6 +48,8 @@ struct TimingHooks {
   std::function<std::optional<Failure>(int slot, const std::vector<std::byte>& image)> check_buffers;
   // The outputs against the reference's for the inputs given.
   std::function<std::optional<Failure>(const std::vector<std::vector<std::byte>>& reference)> compare;
+  // Where the protocol is now (a round of new inputs, a call of the loop; -1 where none): a failure from here on happened there.
+  std::function<void(JudgePhase phase, int round, int call)> entering;
 };
 
 // On a GPU the variants go to the device once; the timed loop then refills a slot with a device-to-device copy

@@ -12,6 +12,11 @@ constexpr std::array<std::string_view, 9> kNames = {"PASSED", "COMPILE_ERROR", "
 
 std::string_view status_name(Status status) { return kNames[static_cast<std::size_t>(status)]; }
 
+std::string_view phase_name(JudgePhase phase) {
+  constexpr std::array<std::string_view, 5> names = {"build", "reference", "correctness", "timing", "unseen"};
+  return names[static_cast<std::size_t>(phase)];
+}
+
 std::optional<Status> parse_status(std::string_view name) {
   const auto found = std::find(kNames.begin(), kNames.end(), name);
   if (found == kNames.end()) return std::nullopt;

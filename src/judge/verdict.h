@@ -30,6 +30,21 @@ enum class Status {
 std::string_view status_name(Status status);  // "PASSED", "COMPILE_ERROR", ...
 std::optional<Status> parse_status(std::string_view name);
 
+// Where a workload's checks stopped: the build (forbidden calls, the compiler, the launch geometry), the reference (its
+// build, a round's inputs or its outputs), a correctness round, the timed loop, or a call on inputs never given before.
+enum class JudgePhase { build, reference, correctness, timing, unseen };
+
+std::string_view phase_name(JudgePhase phase);  // "build", "reference", ...
+
+// A failure's place as data: the phase, the round in it (a correctness round, or the k-th set of new inputs) and the
+// candidate's call (the second call of round 0 is 1; in the timed loop the iteration, warm-up included); -1 where none.
+struct FailurePlace {
+  JudgePhase phase = JudgePhase::build;
+  std::string workload_uuid;
+  int round = -1;
+  int call = -1;
+};
+
 struct TimingStats {
   std::vector<double> samples_ns;      // every timed call, in order, judge overhead removed
   std::vector<double> in_process_ns;   // the worker's own measurement of each call (on a GPU: device time)
@@ -65,6 +80,7 @@ struct WorkloadVerdict {
   std::string baseline_source;  // how T_b was had: "torch eager" or "torch.compile" when measured, empty when given
   std::optional<double> score;
   std::vector<std::string> warnings;  // about the task rather than the candidate: a tolerance a degenerate answer passes
+  std::optional<FailurePlace> failed_at;  // where the checks stopped, when status is not PASSED
 };
 
 struct CandidateVerdict {

@@ -134,6 +134,7 @@ class CpuJudgeTest : public ::testing::Test {
     for (const auto& row : verdict.workloads) {
       EXPECT_EQ(status_name(row.status), "PASSED") << row.uuid << ": " << row.reason;
       EXPECT_EQ(row.reason, "") << row.uuid;
+      EXPECT_FALSE(row.failed_at) << row.uuid << ": a place only where the checks stopped";
       EXPECT_EQ(row.rounds_passed, judge_options.rounds) << row.uuid;
       ASSERT_TRUE(row.timing.has_value()) << row.uuid;
       EXPECT_EQ(row.timing->samples_ns.size(), static_cast<std::size_t>(judge_options.iterations)) << row.uuid;
@@ -247,8 +248,15 @@ TEST_F(CpuJudgeTest, ModifyingTheInputIsRewardHack) {
 
 TEST_F(CpuJudgeTest, NondeterministicOutputIsRewardHack) {
   // Both runs are inside the tolerance; they differ from each other far beyond rounding.
-  expect_every_workload(small_softmax(), run(small_softmax(), canary("nondeterministic")), Status::reward_hack,
-                        {"nondeterministic", "output 'y'"});
+  const auto verdict = run(small_softmax(), canary("nondeterministic"));
+  expect_every_workload(small_softmax(), verdict, Status::reward_hack, {"nondeterministic", "output 'y'"});
+  for (const auto& row : verdict.workloads) {  // the second call of round 0, as data
+    ASSERT_TRUE(row.failed_at) << row.uuid;
+    EXPECT_EQ(phase_name(row.failed_at->phase), "correctness");
+    EXPECT_EQ(row.failed_at->workload_uuid, row.uuid);
+    EXPECT_EQ(row.failed_at->round, 0);
+    EXPECT_EQ(row.failed_at->call, 1);
+  }
 }
 
 TEST_F(CpuJudgeTest, CorrectForTheFirstCallsThenWrongIsCaughtDuringTiming) {
@@ -264,6 +272,10 @@ TEST_F(CpuJudgeTest, CorrectForTheFirstCallsThenWrongIsCaughtDuringTiming) {
   EXPECT_EQ(status_name(row.status), "REWARD_HACK") << row.reason;
   EXPECT_THAT(row.reason, AllOf(HasSubstr("timing"), HasSubstr("output 'y'")));
   EXPECT_EQ(row.rounds_passed, judge_options.rounds) << "it was right in every correctness round";
+  ASSERT_TRUE(row.failed_at);
+  // A re-checked call of the loop, or a call on new inputs placed among the timed ones.
+  EXPECT_THAT(std::string(phase_name(row.failed_at->phase)), AnyOf(Eq("timing"), Eq("unseen")));
+  EXPECT_GE(row.failed_at->call, judge_options.warmup);
 }
 
 TEST_F(CpuJudgeTest, RecheckedTimedCallsCannotBeToldApart) {
@@ -502,6 +514,8 @@ TEST_F(CpuJudgeTest, CompileErrorFailsEveryWorkloadWithTheCompilersMessage) {
   const auto verdict = run(task, canary("compile_error"));
   EXPECT_FALSE(verdict.build.ok);
   expect_every_workload(task, verdict, Status::compile_error, {"undeclared_scale_factor", "error"});
+  ASSERT_TRUE(verdict.workloads.at(0).failed_at);
+  EXPECT_EQ(phase_name(verdict.workloads.at(0).failed_at->phase), "build");
   const std::string& reason = verdict.workloads.at(0).reason;
   EXPECT_THAT(reason, HasSubstr("candidate.cpp:"));
   EXPECT_THAT(reason, Not(HasSubstr(root_->string()))) << "no temporary paths";

@@ -1,0 +1,95 @@
+// One workload of one candidate, judged as the protocol goes: its buffers and bindings, the correctness rounds (each
+// round's reference first, on its own copy of the inputs; one extra round per stricter regime), then the timing
+// protocol. A failure carries where it happened (FailurePlace) besides its reason.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "judge/buffer_layout.h"
+#include "judge/input_generator.h"
+#include "judge/judge.h"
+#include "judge/judge_failure.h"
+#include "judge/phase_clock.h"
+#include "judge/reference_round.h"
+#include "judge/shared_buffer.h"
+#include "judge/verdict.h"
+#include "judge/worker_session.h"
+#include "task/task.h"
+
+namespace kernelarc::judge {
+
+class WorkloadJudgement {
+ public:
+  // `judge` keeps what outlives a candidate (rounds, buffers, baselines, the probe worker); `first` is the candidate's
+  // first workload, the one whose worker threads are looked at on a GPU.
+  WorkloadJudgement(Judge& judge, const CandidateSource& candidate, const task::Workload& workload, bool first,
+                    WorkerSession& candidate_session, WorkerSession& reference_session, CandidateVerdict& verdict, PhaseClock& phases,
+                    ProgressCallback say);
+
+  // The workload's row of the verdict.
+  WorkloadVerdict run();
+
+ private:
+  std::optional<Failure> set_up();
+  std::optional<Failure> correctness();
+  std::optional<Failure> correctness_round(int round, InputRegime regime, const ReferenceRound& given);
+  std::optional<Failure> timing();
+  std::optional<Failure> call_overhead(double& call_overhead_ns);
+
+  // A round: inputs generated from a seed, then the reference's outputs on its own copy of them.
+  std::optional<Failure> make_round(std::uint64_t round_seed, std::shared_ptr<const ReferenceRound>& made,
+                                    InputRegime regime = InputRegime::benchmark);
+  std::optional<Failure> make_custom_inputs(const std::vector<std::size_t>& which, const nlohmann::json& axes_and_scalars,
+                                            std::uint64_t round_seed);
+  // The workload's first benchmark round: degenerate answers its tolerance accepts, then T_b once.
+  std::optional<Failure> check_tolerance(const ReferenceRound& made);
+  void measure_baseline();
+
+  // One call through a session, with every way it can fail turned into a verdict.
+  std::optional<Failure> call(WorkerSession& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
+                              double* event_ns = nullptr, CallPlan plan = {});
+  // Moves a slot's inputs and/or the output region between the shared buffer and the GPU's copy of it.
+  std::optional<Failure> transfer(WorkerSession& session, const char* op, const Layout& layout, int slot, bool inputs, bool outputs);
+  std::optional<Failure> check_output_guards(const SharedBuffer& buffer, const Layout& layout);
+  std::optional<Failure> check_inputs(const SharedBuffer& buffer, const Layout& layout, int slot, const std::vector<std::byte>& image);
+  std::optional<Failure> compare(const std::vector<std::vector<std::byte>>& reference, std::optional<std::byte> poison);
+  void at(JudgePhase phase, int round, int call) { place_ = {phase, workload_.uuid, round, call}; }
+
+  Judge& judge_;
+  const JudgeOptions& options_;
+  const task::Definition& definition_;
+  const CandidateSource& candidate_;
+  const task::Workload& workload_;
+  const bool first_;
+  WorkerSession& candidate_session_;
+  WorkerSession& reference_session_;
+  CandidateVerdict& verdict_;
+  PhaseClock& phases_;
+  ProgressCallback say_;
+  WorkloadVerdict row_;
+  task::ResolvedWorkload resolved_;
+  std::uint64_t workload_seed_ = 0;
+  Layout layout_, reference_layout_;
+  std::vector<std::byte> guard_;
+  std::uint64_t generation_ = 0;
+  std::size_t workload_index_ = 0;
+  bool gpu_ = false;
+  SharedBuffer uncached_buffer_, uncached_reference_buffer_;  // a buffer outside the cache's budget, for this workload only
+  SharedBuffer* buffer_ = nullptr;
+  SharedBuffer* reference_buffer_ = nullptr;  // made when a round is not in the cache: the reference runs then only
+  nlohmann::json binding_, candidate_binding_;
+  // Serialised once per slot: building JSON inside the timed loop costs tens of microseconds a call.
+  std::vector<std::string> candidate_calls_, timed_calls_;
+  std::string reference_call_;
+  std::vector<std::shared_ptr<const ReferenceRound>> variants_;  // the rounds whose inputs the timed calls cycle through
+  FailurePlace place_;
+};
+
+}  // namespace kernelarc::judge
