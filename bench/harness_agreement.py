@@ -185,12 +185,13 @@ def main():
     parser.add_argument("--jobs", type=int, default=6, help="cases side by side (builds in parallel, GPU timing one at a time)")
     parser.add_argument("--deadline-s", type=float, default=0, help="start no case after this many seconds (0: no deadline)")
     parser.add_argument("--examples", action=argparse.BooleanOptionalAction, default=True, help="judge the benchmark's examples too")
+    parser.add_argument("--builtin", action=argparse.BooleanOptionalAction, default=True, help="judge the built-in tasks' kernels")
     args = parser.parse_args()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     lock = out / "gpu-timing.lock"
     sol_src = (args.sol_execbench / "src").resolve()
-    tasks = args.tasks or sorted(p.name for p in (REPO / "tasks").iterdir() if first_cuda_template(p.name))
+    tasks = (args.tasks or sorted(p.name for p in (REPO / "tasks").iterdir() if first_cuda_template(p.name))) if args.builtin else []
     examples = sorted((args.sol_execbench / "examples").glob("*/*/solution*.json")) if args.examples else []
     global PROGRESS, DEADLINE
     PROGRESS = out / "progress.log"

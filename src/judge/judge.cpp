@@ -21,7 +21,9 @@
 #include "common/units.h"
 #include "common/parallel.h"
 #include "judge/baseline_cache.h"
+#include "judge/buffer_layout.h"
 #include "judge/build_cache.h"
+#include "judge/call_reply.h"
 #include "judge/comparison.h"
 #include "judge/compiler_sandbox.h"
 #ifdef KERNELARC_HAVE_CUDA
@@ -31,10 +33,15 @@
 #include "judge/input_generator.h"
 #include "judge/other_threads_clock.h"
 #include "judge/phase_clock.h"
+#include "judge/reference_round.h"
 #include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
 #include "judge/tolerance_sanity.h"
+#include "judge/timing_protocol.h"
+#include "judge/torch_baseline.h"
+#include "judge/sample_statistics.h"
 #include "judge/unseen_check.h"
+#include "judge/worker_session.h"
 #include "judge/worker.h"
 #include "judge/worker_process.h"
 
@@ -45,18 +52,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kAlignment = 256;
-constexpr std::size_t kGuardBytes = 256;
-// Unwritten is what holds a non-finite poison after a call, or the first poison after one call and the second after the
-// next on the same inputs: no byte pattern is non-finite in every dtype (none is in the integers or fp4).
-constexpr std::byte kPoisonFirst{0xFF};   // NaN in every float format, -1 in the integers, -6 -6 in fp4
-constexpr std::byte kPoisonSecond{0xEE};  // differs from 0xFF in both nibbles, so every fp4 value is told apart too
 constexpr int kOverheadProbes = 15;  // at most: never more than the timed calls, never fewer than 5
 constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
-constexpr int kTimingAttempts = 4;  // at most: measured again while load leaves the content check unclear or thin
-constexpr double kUnseenFalseAlarm = 1e-3;  // answers kept by content condemn when load alone would explain them less often
-
-std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
 std::size_t read_cache_size(const fs::path& file) {
   std::ifstream in(file);
@@ -66,55 +63,6 @@ std::size_t read_cache_size(const fs::path& file) {
   if (text.back() == 'K') value <<= 10;
   if (text.back() == 'M') value <<= 20;
   return value;
-}
-
-// A verdict that ends a workload's checks: the status and a reason an agent can act on.
-struct Failure {
-  Status status;
-  std::string reason;
-};
-
-// Where each tensor lives in a shared buffer: inputs in slots (one per distinct address), then outputs between guards,
-// then (on a GPU) a pristine copy of each input variant, copied into the slots on the device during timing.
-struct Layout {
-  std::vector<std::size_t> input_offsets;   // within a slot
-  std::vector<std::size_t> input_bytes;
-  std::size_t slot_bytes = 0;
-  std::vector<std::size_t> output_offsets;  // within the output region
-  std::vector<std::size_t> output_bytes;
-  std::size_t output_region_bytes = 0;
-  int slots = 1;
-  int variant_slots = 0;
-  std::size_t output_base() const { return static_cast<std::size_t>(slots) * slot_bytes; }
-  std::size_t variant_base(int variant) const {
-    return output_base() + output_region_bytes + static_cast<std::size_t>(variant) * slot_bytes;
-  }
-  std::size_t total_bytes() const { return variant_base(variant_slots); }
-};
-
-Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolved, int wanted_slots, std::size_t pool_bytes,
-                   int variant_slots = 0) {
-  Layout layout;
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < task.definition.inputs.size(); ++i) {
-    const auto bytes = task::storage_bytes(task.definition.inputs[i].dtype, task::element_count(resolved.input_shapes[i]));
-    layout.input_offsets.push_back(offset);
-    layout.input_bytes.push_back(bytes);
-    offset = align_up(offset + bytes + 1);  // at least one guard byte after every input
-  }
-  layout.slot_bytes = std::max(offset, kAlignment);
-  std::size_t out = kGuardBytes;
-  for (std::size_t i = 0; i < task.definition.outputs.size(); ++i) {
-    const auto bytes = task::storage_bytes(task.definition.outputs[i].dtype, task::element_count(resolved.output_shapes[i]));
-    layout.output_offsets.push_back(out);
-    layout.output_bytes.push_back(bytes);
-    out = align_up(out + bytes) + kGuardBytes;
-  }
-  layout.output_region_bytes = out;
-  const auto affordable = static_cast<int>(std::max<std::size_t>(pool_bytes / layout.slot_bytes, 1));
-  layout.slots = std::clamp(wanted_slots, 1, affordable);
-  layout.variant_slots = variant_slots;
-  return layout;
 }
 
 
@@ -184,14 +132,6 @@ json launch_request(const task::Task& task, const task::ResolvedWorkload& resolv
   return request;
 }
 
-double percentile(std::vector<double> sorted_values, double fraction) {
-  if (sorted_values.empty()) return 0;
-  std::sort(sorted_values.begin(), sorted_values.end());
-  const double position = fraction * static_cast<double>(sorted_values.size() - 1);
-  const auto below = static_cast<std::size_t>(position);
-  const auto above = std::min(below + 1, sorted_values.size() - 1);
-  return sorted_values[below] + (position - static_cast<double>(below)) * (sorted_values[above] - sorted_values[below]);
-}
 
 }  // namespace
 
@@ -215,88 +155,6 @@ std::uint64_t fresh_seed() {
   while (seed == 0) seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();  // 0 means "make one"
   return seed;
 }
-
-// One correctness round of a workload as the trusted side knows it: pristine inputs and the reference's outputs.
-struct Judge::Round {
-  std::vector<std::byte> slot_image;                 // inputs with guard bytes in the gaps
-  std::vector<std::vector<std::byte>> reference;     // reference outputs
-  std::string skipped;  // an extra round whose inputs the reference cannot take (it overflows, say): why it is not run
-  std::size_t bytes() const {
-    std::size_t total = slot_image.size();
-    for (const auto& output : reference) total += output.size();
-    return total;
-  }
-};
-
-// One worker with its library loaded and one shared buffer mapped; set up again after any restart.
-struct Judge::Session {
-  bool on_gpu = false;                  // the buffer has a device copy: ranges move with upload and download
-  WorkerProcess worker;
-  json load;                            // the "load" request: a shared object, or a cubin and its kernel; null: none
-  std::string timer;                    // how the worker timed its last call ("cupti", "events"; empty on the CPU)
-  std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
-  json bind;
-  json sandbox;                         // the "sandbox" request sent before the candidate loads; null: none
-  json sandbox_report;                  // what the worker raised
-  int sandboxed_start = -1;             // the worker process (by its start count) that raised it
-  bool ready = false;
-  bool outputs_placed = false;          // the device copy has the output region (guards) of the mapped workload
-  // When set, a new process is greeted first with this deadline: the oracle imports torch before it can answer.
-  std::chrono::milliseconds start_deadline{0};
-  // When set, the deadline of the load request: the oracle's candidate role imports a solution (Triton, say) or builds
-  // its C++ sources with nvcc there.
-  std::chrono::milliseconds load_deadline{0};
-
-  explicit Session(WorkerOptions options) : on_gpu(options.device != "cpu"), worker(std::move(options)) {}
-
-  // Returns a failure when the library cannot be loaded or the worker cannot be set up.
-  std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const json& binding,
-                                 std::chrono::milliseconds deadline, Status load_failure_status) {
-    // The binding only changes with the workload, so the generation alone says whether it is current.
-    if (ready && worker.running() && mapped_generation == generation) return std::nullopt;
-    const bool restart = !worker.running() || !ready;
-    const auto step = [&](const json& message, std::chrono::milliseconds step_deadline) -> std::optional<Failure> {
-      const auto reply = worker.request(message, step_deadline);
-      if (reply.ok()) return std::nullopt;
-      if (reply.outcome == ReplyOutcome::refused)
-        return Failure{load_failure_status, reply.description};
-      return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
-                     fmt::format("while loading: {}{}", reply.description, tail())};
-    };
-    if (restart) {
-      ready = false;
-      if (start_deadline.count() > 0 && !worker.running()) {
-        const auto reply = worker.request({{"op", "hello"}}, start_deadline);
-        if (!reply.ok())
-          return Failure{reply.outcome == ReplyOutcome::refused ? load_failure_status : Status::runtime_error,
-                         fmt::format("the worker did not start: {}{}", reply.description, tail())};
-      }
-      // Once per worker process: a sandbox cannot be raised twice (the filter forbids what raising it takes).
-      if (!sandbox.is_null() && !(worker.running() && worker.starts() == sandboxed_start)) {
-        const auto reply = worker.request(sandbox, deadline);
-        if (!reply.ok()) return Failure{Status::runtime_error, fmt::format("the worker could not raise its sandbox: {}{}", reply.description, tail())};
-        sandbox_report = reply.body.value("sandbox", json());
-        sandboxed_start = worker.starts();
-      }
-      if (!load.is_null())
-        if (auto failure = step(load, load_deadline.count() > 0 ? load_deadline : deadline)) return failure;
-    }
-    if (restart || mapped_generation != generation) {
-      outputs_placed = false;
-      if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}}, deadline)) return failure;
-    }
-    if (auto failure = step(binding, deadline)) return failure;
-    mapped_generation = generation;
-    bind = binding;
-    ready = true;
-    return std::nullopt;
-  }
-
-  std::string tail() const {
-    const std::string text = worker.log_tail();
-    return text.empty() ? "" : fmt::format("; its last output: \"{}\"", text);
-  }
-};
 
 Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks)
     : task_(task), options_(std::move(options)), peaks_(std::move(peaks)), compiler_(options_.compiler) {
@@ -680,11 +538,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                                       timed_on_gpu ? kVariantsKept : 0);
     const Layout reference_layout = make_layout(task_, resolved, 1, options_.input_pool_bytes);
 
-    std::vector<std::byte> guard(kGuardBytes);
-    {
-      std::uint64_t state = common::mix64(workload_seed + 17);
-      for (auto& byte : guard) byte = static_cast<std::byte>((state = common::mix64(state)) & 0xFF);
-    }
+    const std::vector<std::byte> guard = guard_pattern(workload_seed);
 
     const std::uint64_t generation = ++buffer_generation_;
     const auto result = [&]() -> std::optional<Failure> {
@@ -737,56 +591,16 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
       }
       const std::string reference_call = call_message(reference_layout, 0, std::nullopt).dump();
       const std::string flush_request = json{{"op", "flush"}, {"bytes", gpu ? 0 : options_.flush_bytes}}.dump();
-      const auto write_slot = [](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) {
-        common::copy_bytes(buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes, image.data(), image.size());
-      };
       const auto prepare_outputs = [&](const SharedBuffer& buf, const Layout& lay, std::byte poison) {
-        std::byte* region = buf.data() + lay.output_base();
-        for (std::size_t at = 0; at < lay.output_region_bytes; at += kGuardBytes)
-          std::memcpy(region + at, guard.data(), std::min(kGuardBytes, lay.output_region_bytes - at));
-        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i)
-          std::memset(region + lay.output_offsets[i], static_cast<int>(poison), lay.output_bytes[i]);
+        judge::prepare_outputs(buf, lay, guard, poison);
       };
-      // Guards around outputs: a write past an output's end means the candidate assumed another shape.
       const auto check_output_guards = [&](const SharedBuffer& buf, const Layout& lay) -> std::optional<Failure> {
         const auto checking = phases.measure("checks");
-        const std::byte* region = buf.data() + lay.output_base();
-        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
-          const std::size_t before = lay.output_offsets[i] - kGuardBytes;
-          const std::size_t after_start = lay.output_offsets[i] + lay.output_bytes[i];
-          const std::size_t after_end = (i + 1 < lay.output_offsets.size() ? lay.output_offsets[i + 1] - kGuardBytes : lay.output_region_bytes);
-          for (std::size_t at = before; at < lay.output_offsets[i]; ++at)
-            if (region[at] != guard[at % kGuardBytes])
-              return Failure{Status::incorrect_shape, fmt::format("wrote {} bytes before the start of output '{}' (shape [{}], {})",
-                                                                  lay.output_offsets[i] - at, def.outputs[i].name,
-                                                                  fmt::join(resolved.output_shapes[i], ", "), task::dtype_name(def.outputs[i].dtype))};
-          for (std::size_t at = after_end; at-- > after_start;)
-            if (region[at] != guard[at % kGuardBytes])
-              return Failure{Status::incorrect_shape, fmt::format("wrote past the end of output '{}' (up to byte {} of {}; shape [{}], {})",
-                                                                  def.outputs[i].name, at - lay.output_offsets[i] + 1, lay.output_bytes[i],
-                                                                  fmt::join(resolved.output_shapes[i], ", "), task::dtype_name(def.outputs[i].dtype))};
-        }
-        return std::nullopt;
+        return judge::check_output_guards(buf, lay, guard, def, resolved);
       };
       const auto check_inputs = [&](const SharedBuffer& buf, const Layout& lay, int slot, const std::vector<std::byte>& image) -> std::optional<Failure> {
         const auto checking = phases.measure("checks");
-        const std::byte* start = buf.data() + static_cast<std::size_t>(slot) * lay.slot_bytes;
-        if (common::equal_bytes(start, image.data(), image.size())) return std::nullopt;
-        std::size_t at = 0;
-        while (start[at] == image[at]) ++at;
-        for (std::size_t i = 0; i < lay.input_offsets.size(); ++i)
-          if (at >= lay.input_offsets[i] && at < lay.input_offsets[i] + lay.input_bytes[i])
-            return Failure{Status::reward_hack, fmt::format("modified its input '{}' (first changed byte {})", def.inputs[i].name,
-                                                            at - lay.input_offsets[i])};
-        return Failure{Status::reward_hack, fmt::format("wrote outside its buffers (between inputs, byte {} of the input area)", at)};
-      };
-      const auto outputs_of = [&](const SharedBuffer& buf, const Layout& lay) {
-        std::vector<std::vector<std::byte>> outs;
-        for (std::size_t i = 0; i < lay.output_offsets.size(); ++i) {
-          outs.emplace_back(lay.output_bytes[i]);
-          common::copy_bytes(outs.back().data(), buf.data() + lay.output_base() + lay.output_offsets[i], lay.output_bytes[i]);
-        }
-        return outs;
+        return judge::check_inputs(buf, lay, slot, image, def);
       };
       // Moves a slot's inputs and/or the output region between the shared buffer and the GPU's copy of it.
       const auto transfer = [&](Session& session, const char* op, const Layout& lay, int slot, bool inputs,
@@ -801,15 +615,6 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         session.ready = false;
         return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
                        fmt::format("{} failed: {}{}", op, reply.description, session.tail())};
-      };
-      // What moves with a call on a GPU (none of it on the CPU, where the shared buffer is the candidate's memory), and
-      // whether it is a call of the timing loop, whose message has the worker poison the outputs on the device.
-      struct CallPlan {
-        bool inputs_in = true, outputs_in = true, everything_out = true;
-        bool timed = false;
-        // GPU correctness calls: the worker poisons the outputs on the device with this, and the output region (the
-        // guards) goes up only when the session's device copy does not have it yet.
-        std::optional<std::byte> device_poison;
       };
       // One call through a session, with every way it can fail turned into a verdict.
       const auto call = [&](Session& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
@@ -846,52 +651,12 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           return session.worker.request_line(message, deadline);
         }();
         if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
-        const std::string who = is_reference ? "the reference " : "";
-        if (reply.outcome == ReplyOutcome::timed_out) {
-          session.ready = false;
-          return Failure{is_reference ? Status::invalid_reference : Status::timeout,
-                         fmt::format("{}call did not return: {}", who, reply.description)};
-        }
-        if (reply.outcome == ReplyOutcome::forged && !is_reference) {
-          session.ready = false;
-          return Failure{Status::reward_hack, fmt::format("call: {}", reply.description)};
-        }
-        if (reply.outcome != ReplyOutcome::ok) {
-          session.ready = false;
-          return Failure{is_reference ? Status::invalid_reference : Status::runtime_error,
-                         fmt::format("{}call failed: {}{}", who, reply.description, session.tail())};
-        }
-        if (const int rc = reply.body.value("rc", -1); rc != 0)
-          return Failure{is_reference ? Status::invalid_reference : Status::runtime_error,
-                         fmt::format("{}entry point returned {} (0 means success)", who, rc)};
-        if (const std::string change = reply.body.value("metadata", ""); !change.empty())
-          return Failure{change.rfind("dtype:", 0) == 0 ? Status::incorrect_dtype : Status::incorrect_shape, change.substr(change.find(':') + 1)};
+        if (auto failure = failed_call(session, reply, is_reference)) return failure;
         if (in_process_ns) *in_process_ns = reply.body.value("ns", 0.0);
         if (event_ns) *event_ns = reply.body.value("events_ns", 0.0);
         session.timer = reply.body.value("timer", "");
-        // CUPTI sees every kernel, copy and memset of the process: none at all means the work was not done on the GPU,
-        // copies and memsets alone that no kernel of the candidate's ran (the work went to the host).
-        if (!is_reference && reply.body.value("records", -1) == 0)
-          return Failure{Status::reward_hack, "the call put no work on the GPU (CUPTI recorded no kernel, copy or memset)"};
-        if (!is_reference && reply.body.value("kernels", -1) == 0)
-          return Failure{Status::reward_hack, fmt::format("no kernel ran on the GPU during the call (CUPTI recorded {} copies or memsets and no "
-                                                          "kernel): the work was done somewhere else, the host say",
-                                                          reply.body.value("records", 0))};
-        if (const auto persisting = reply.body.value("persisting_l2_bytes", std::size_t{0}); !is_reference && persisting > 0)
-          return Failure{Status::reward_hack,
-                         fmt::format("set aside {} bytes of L2 for persisting accesses (cudaLimitPersistingL2CacheSize): data kept in "
-                                     "L2 through the judge's flush is not a cold-cache time",
-                                     persisting)};
-        if (const int late = reply.body.value("late_records", 0); !is_reference && late > 0)
-          return Failure{Status::reward_hack,
-                         fmt::format("{} kernel(s) or copies kept running on another stream after the given stream was done: "
-                                     "join side streams to the stream argument (an event and cudaStreamWaitEvent) before returning",
-                                     late)};
-        if (const int stray = reply.body.value("stray_kernels", 0); !is_reference && stray > 0)
-          return Failure{Status::reward_hack,
-                         fmt::format("{} kernel(s) started between calls, after an earlier call had returned: work left to a thread or "
-                                     "a callback escapes the timing; finish every launch before the entry point returns",
-                                     stray)};
+        if (!is_reference)
+          if (auto failure = work_outside_the_call(reply.body)) return failure;
         if (plan.everything_out)
           if (auto failure = moved(transfer(session, "download", lay, slot, true, true))) return failure;
         return std::nullopt;
@@ -940,11 +705,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           const auto generating = phases.measure("inputs");
           fresh->slot_image.resize(layout.slot_bytes);
           // Guard bytes between and after the inputs (the inputs themselves are written below).
-          for (std::size_t i = 0; i <= def.inputs.size(); ++i) {
-            const std::size_t from = i == 0 ? 0 : layout.input_offsets[i - 1] + layout.input_bytes[i - 1];
-            const std::size_t to = i < def.inputs.size() ? layout.input_offsets[i] : layout.slot_bytes;
-            for (std::size_t at = from; at < to; ++at) fresh->slot_image[at] = guard[at % kGuardBytes];
-          }
+          write_input_guards(fresh->slot_image, layout, guard);
           for (std::size_t i = 0; i < def.inputs.size(); ++i) {
             const auto source_it = workload->inputs.find(def.inputs[i].name);
             const task::InputSource source = source_it == workload->inputs.end() ? task::InputSource{} : source_it->second;
@@ -1014,36 +775,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
                                 options_.iterations, options_.flush_bytes};
           const BaselineCache cache(options_.compiler.cache_directory.empty() ? default_cache_directory() / "baselines"
                                                                                : options_.compiler.cache_directory / "baselines");
-          if (const auto cached = cache.find(key)) {
-            baselines_[workload->uuid] = row.baseline_ns.emplace(cached->ns);
-            baseline_sources_[workload->uuid] = row.baseline_source = cached->source;
-            say(fmt::format("  T_b {:.3f} us ({}, measured earlier with torch {}: {})", cached->ns / 1e3, cached->source, oracle_torch_,
-                            (cache.directory() / (key.hash() + ".json")).string()));
-            return std::nullopt;
-          }
-          const auto timing_baseline = phases.measure("baseline");
-          json request = json::parse(reference_call);
-          request.update({{"op", "time"}, {"warmup", options_.warmup}, {"iterations", options_.iterations}, {"flush_bytes", options_.flush_bytes}});
-          const auto reply = reference_session.worker.request(request, deadline * (options_.warmup + options_.iterations) * 2 + std::chrono::minutes(5));
-          const auto median_of = [&](const char* key) -> std::optional<double> {
-            const auto found = reply.body.find(key);
-            if (found == reply.body.end() || !found->is_array() || found->empty()) return std::nullopt;
-            return std::max(percentile(found->get<std::vector<double>>(), 0.5) - reply.body.value("call_overhead_ns", 0.0), 0.0);
-          };
-          const auto eager = median_of("eager_ns"), compiled = median_of("compile_ns");
-          if (reply.ok() && eager) {
-            const bool compile_wins = compiled && *compiled < *eager;
-            baselines_[workload->uuid] = compile_wins ? *compiled : *eager;
-            baseline_sources_[workload->uuid] = compile_wins ? "torch.compile" : "torch eager";
-            cache.store(key, {baselines_[workload->uuid], baseline_sources_[workload->uuid]});
-            say(fmt::format("  T_b {:.3f} us ({}, {}; eager {:.3f} us, torch.compile {})", baselines_[workload->uuid] / 1e3,
-                            baseline_sources_[workload->uuid], reply.body.value("timer", std::string("?")), *eager / 1e3,
-                            compiled ? fmt::format("{:.3f} us", *compiled / 1e3) : reply.body.value("compile_why", std::string("-"))));
-          } else {
-            say(fmt::format("  no T_b: the oracle could not time the reference: {}", reply.ok() ? "no samples" : reply.description));
-          }
-          if (const auto measured = baselines_.find(workload->uuid); measured != baselines_.end()) row.baseline_ns = measured->second;
-          row.baseline_source = baseline_sources_[workload->uuid];  // empty after a failure: tried
+          const TorchBaseline measured = measure_torch_baseline(
+              reference_session, reference_call, key, cache,
+              {options_.warmup, options_.iterations, options_.flush_bytes, deadline}, phases, say);
+          if (measured.ns) baselines_[workload->uuid] = row.baseline_ns.emplace(*measured.ns);
+          baseline_sources_[workload->uuid] = row.baseline_source = measured.source;  // empty after a failure: tried
         }
         return std::nullopt;
       };
@@ -1133,34 +869,11 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
         if (static_cast<int>(variants.size()) < variants_kept) variants.push_back(known);
       }
       if (!options_.time_candidates) return std::nullopt;
-      // On a GPU the variants go to the device once; the timed loop then refills a slot with a device-to-device copy
-      // (tens of microseconds) instead of a host write and an upload (tens of milliseconds for large inputs).
-      if (gpu) {
-        const auto moving = phases.measure("transfers");
-        json ranges = json::array();
-        for (std::size_t v = 0; v < variants.size(); ++v) {
-          const std::size_t at = layout.variant_base(static_cast<int>(v));
-          common::copy_bytes(buffer.data() + at, variants[v]->slot_image.data(), variants[v]->slot_image.size());
-          ranges.push_back({at, layout.slot_bytes});
-        }
-        const auto reply = candidate_session.worker.request({{"op", "upload"}, {"ranges", ranges}}, deadline);
-        if (!reply.ok()) {
-          candidate_session.ready = false;
-          return Failure{Status::runtime_error, fmt::format("upload of the input variants failed: {}{}", reply.description, candidate_session.tail())};
-        }
-      }
-
-      // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
-      // first with an empty entry point on the same path, and taken off every sample. A measurement below the
-      // speed of light is taken again once before it condemns: load from other processes in the probes' window
-      // and not the timed calls' can put one measurement there, a fooled timer puts every one there.
-      double first_median_ns = 0, first_unseen_fastest_ns = 0;
-      std::optional<double> below_light_median_ns;  // the first measurement below the speed of light, if one was
-      int unseen_compared = 0;  // calls on new inputs compared so far, over every measurement (each one slower, or it passed)
-      double unseen_by_load = 1;  // the chance that load alone made every one of them slower
+      if (gpu)
+        if (auto failure = upload_input_variants(candidate_session, buffer, layout, variants, deadline, phases)) return failure;
       if (!verdict.conditions_before) verdict.conditions_before = read_machine_conditions(options_.device);
-      const auto timing_loop = phases.measure("timing");
-      for (int attempt = 1;; ++attempt) {
+      TimingHooks hooks;
+      hooks.call_overhead = [&](double& call_overhead_ns) -> std::optional<Failure> {
         std::vector<double> overhead{0.0};
         // On a GPU the sample is the device's own time, so the round trip's overhead is not subtracted. On the CPU the
         // empty call runs in a worker of the judge's with no candidate loaded, so its floor is kept for the workload's next
@@ -1189,217 +902,48 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
           if (i == 0) overhead.clear();
           overhead.push_back(static_cast<double>(reply.round_trip.count()));
         }
-        TimingStats timing;
         // The fastest probe, not the median: the empty call's cost is a floor plus noise, and the same noise lands on
         // the timed calls. Taking off the median leaves about half the samples of a kernel shorter than that noise at
         // 0, so an honest 2x2 softmax "beat" its 3 ns speed of light in 3 runs of 8; and probes slowed by a burst of
         // load left every sample of a 2 ms kernel at 0. Taking off the floor errs on the slow side, never the impossible.
-        timing.call_overhead_ns = *std::min_element(overhead.begin(), overhead.end());
+        call_overhead_ns = *std::min_element(overhead.begin(), overhead.end());
         if (!gpu) {
-          if (known_floor != overhead_floor_ns_.end()) timing.call_overhead_ns = std::min(timing.call_overhead_ns, known_floor->second);
-          overhead_floor_ns_[workload->uuid] = timing.call_overhead_ns;
+          if (known_floor != overhead_floor_ns_.end()) call_overhead_ns = std::min(call_overhead_ns, known_floor->second);
+          overhead_floor_ns_[workload->uuid] = call_overhead_ns;
         }
-        timing.input_slots = layout.slots;
-        timing.timer = gpu ? "" : "round trip";
-        const auto variant_for = [&](int iteration) {
-          const int slot = iteration % layout.slots;
-          return (iteration / layout.slots + slot) % static_cast<int>(variants.size());
-        };
-        std::vector<int> slot_variant(static_cast<std::size_t>(layout.slots), -1);
-        std::mt19937_64 pick(common::mix64(workload_seed + 99));
-        std::vector<int> recheck;
-        for (int i = 0; i < options_.rechecks; ++i)
-          recheck.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
-        recheck.push_back(total_calls - 1);  // the last call is always checked
-        // Inputs it was never given: the loop reuses the correctness rounds' inputs, so a candidate that keeps its answers
-        // keyed on the content would replay them there. A few more calls get new inputs, at random places among the timed
-        // calls (so both meet the same load), timed and checked the same way; the fastest of them must not take more than
-        // twice the loop's median. Their reference runs first, before any timed call.
-        std::vector<std::shared_ptr<const Round>> unseen;
-        std::vector<int> unseen_before;  // the timed iteration each call on new inputs comes before, in order
-        // Kept for the next candidates like the rounds: each runs in a new process with an emptied TMPDIR, so none has seen
-        // them. Three times as many when measuring again: a false alarm then needs every one of them slowed by load. New
-        // ones each time: a cache has kept the answers of the last measurement's.
-        {
-          auto& kept = unseen_rounds_[workload->uuid];
-          const int first = attempt == 1 ? 0 : options_.unseen_calls * (1 + 3 * (attempt - 2));
-          const int calls = options_.unseen_calls * (attempt == 1 ? 1 : 3);
-          for (int k = first; k < first + calls; ++k) {
-            if (k < static_cast<int>(kept.size())) {
-              unseen.push_back(kept[static_cast<std::size_t>(k)]);
-            } else {
-              if (auto failure = make_round(common::mix64(workload_seed ^ (0x756e7365656eULL + static_cast<std::uint64_t>(k))), unseen.emplace_back()))
-                return failure;
-              if (k == static_cast<int>(kept.size()) && cached_round_bytes_ + unseen.back()->bytes() <= options_.round_cache_bytes) {
-                kept.push_back(unseen.back());
-                cached_round_bytes_ += unseen.back()->bytes();
-              }
-            }
-            unseen_before.push_back(options_.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(options_.iterations)));
-          }
-          std::sort(unseen_before.begin(), unseen_before.end());
-        }
-        std::size_t unseen_done = 0;
-        std::vector<std::size_t> unseen_next_sample;  // for each call on new inputs, the index of the loop's sample after it
-        std::vector<double> flush_ns;
-        const auto flush = [&]() -> std::optional<Failure> {
-          const auto flushing = phases.measure("flush");
-          const auto reply = candidate_session.worker.request_line(flush_request, deadline);
-          if (reply.ok()) {
-            flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
-            return std::nullopt;
-          }
-          candidate_session.ready = false;
-          return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
-        };
-        // A call of the loop: its sample is the device's time on a GPU (the trusted round trip caps it), and on the CPU the
-        // round trip less the judge's own cost, bounded from below by the worker's clock around the call (when load inflated
-        // the probes, round trip minus overhead can fall under the kernel's real time; the candidate runs in that process
-        // and could forge that clock, but only to look slower). `where` names the call in a failure's reason.
-        // On the CPU, the CPU time the candidate's other threads used since the last call's reply (the judge wrote the next
-        // inputs and flushed the caches meanwhile) is the call's too: work done in that gap is work the call did not show.
-        const OtherThreadsClock other_threads(gpu ? 0 : candidate_session.worker.pid());
-        std::optional<double> other_threads_at_reply = other_threads.ns();
-        if (!gpu) timing.between_calls_ns = other_threads_at_reply ? std::optional<double>(0.0) : std::nullopt;
-        const auto timed_call = [&](int slot, const std::string& where, double* sample_ns, double* in_process_ns, double* event_ns,
-                                    CallPlan plan) -> std::optional<Failure> {
-          double round_trip = 0, in_process = 0;
-          const auto other_threads_before = other_threads.ns();
-          if (auto failure = call(candidate_session, slot, false, &round_trip, &in_process, event_ns, plan)) {
-            failure->reason = fmt::format("during timing ({}): {}", where, failure->reason);
-            return failure;
-          }
-          double between_calls = 0;
-          if (other_threads_before && other_threads_at_reply) between_calls = std::max(0.0, *other_threads_before - *other_threads_at_reply);
-          other_threads_at_reply = other_threads.ns();
-          *sample_ns = gpu ? std::min(in_process, round_trip)
-                           : std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)) + between_calls;
-          if (timing.between_calls_ns) *timing.between_calls_ns += between_calls;
-          if (in_process_ns) *in_process_ns = in_process;
-          return std::nullopt;
-        };
-        // The outputs of a call of the loop against the reference for the inputs it was given: wrong there is a REWARD_HACK.
-        const auto verify = [&](int slot, const Round& given, const std::string& where, bool download) -> std::optional<Failure> {
-          if (download)
-            if (auto failure = transfer(candidate_session, "download", layout, slot, true, true)) return failure;
-          if (auto failure = check_output_guards(buffer, layout)) return failure;
-          if (auto failure = check_inputs(buffer, layout, slot, given.slot_image)) return failure;
-          if (auto failure = compare_all(given.reference, workload->tolerance, kPoisonFirst)) {
-            failure->status = Status::reward_hack;
-            failure->reason = fmt::format("correct in the checks but wrong during timing ({}): {}", where, failure->reason);
-            return failure;
-          }
-          return std::nullopt;
-        };
-        auto timing_started = std::chrono::steady_clock::now();
-        for (int iteration = 0; iteration < total_calls; ++iteration) {
-          if (iteration == options_.warmup) timing_started = std::chrono::steady_clock::now();
-          const int slot = iteration % layout.slots;
-          for (; unseen_done < unseen_before.size() && unseen_before[unseen_done] == iteration; ++unseen_done) {
-            const Round& fresh = *unseen[unseen_done];
-            write_slot(buffer, layout, slot, fresh.slot_image);
-            slot_variant[static_cast<std::size_t>(slot)] = -1;  // to be written again for the loop's own call
-            // On a GPU the new inputs go up before the flush, and the worker poisons the outputs before its clock starts.
-            CallPlan plan{false, false, true, !gpu, std::nullopt};
-            if (gpu) plan.device_poison = kPoisonFirst;
-            else prepare_outputs(buffer, layout, kPoisonFirst);
-            if (auto failure = transfer(candidate_session, "upload", layout, slot, true, false)) return failure;
-            if (auto failure = flush()) return failure;
-            flush_ns.pop_back();  // not a call of the loop
-            double sample = 0;
-            if (auto failure = timed_call(slot, "a call on new inputs", &sample, nullptr, nullptr, plan)) return failure;
-            timing.unseen_ns.push_back(sample);
-            unseen_next_sample.push_back(timing.samples_ns.size());
-            if (auto failure = verify(slot, fresh, "a call on new inputs", false)) return failure;
-          }
-          const int v = variant_for(iteration);
-          if (slot_variant[static_cast<std::size_t>(slot)] != v) {
-            if (gpu) {
-              const json copy{{"op", "copy"},
-                              {"ranges", {{layout.variant_base(v), static_cast<std::size_t>(slot) * layout.slot_bytes, layout.slot_bytes}}}};
-              if (const auto reply = candidate_session.worker.request(copy, deadline); !reply.ok()) {
-                candidate_session.ready = false;
-                return Failure{Status::runtime_error, fmt::format("refilling input slot {} failed: {}{}", slot, reply.description, candidate_session.tail())};
-              }
-            } else {
-              write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)]->slot_image);
-            }
-            slot_variant[static_cast<std::size_t>(slot)] = v;
-          }
-          const bool timed = iteration >= options_.warmup;
-          const bool checked = std::find(recheck.begin(), recheck.end(), iteration) != recheck.end();
-          // Poisoned before every call, not only the re-checked ones: otherwise the poison tells the candidate which
-          // calls are checked, and it can skip the work on all the others.
-          if (!gpu) prepare_outputs(buffer, layout, kPoisonFirst);
-          if (timed)
-            if (auto failure = flush()) return failure;
-          double sample = 0, in_process = 0, events = 0;
-          const std::string where = fmt::format("call {}", iteration + 1);
-          if (auto failure = timed_call(slot, where, &sample, &in_process, &events, CallPlan{false, false, false, true, std::nullopt})) return failure;
-          if (timed) {
-            timing.samples_ns.push_back(sample);
-            timing.in_process_ns.push_back(in_process);
-            if (gpu) timing.event_ns.push_back(events);
-          }
-          if (checked)
-            if (auto failure = verify(slot, *variants[static_cast<std::size_t>(v)], where, true)) return failure;
-        }
-        timing.wall_per_iteration_ns =
-            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / options_.iterations;
-        timing.flush_ns = percentile(flush_ns, 0.5);
-        const auto mean = [](const std::vector<double>& values) {
-          double total = 0;
-          for (double value : values) total += value;
-          return total / static_cast<double>(values.size());
-        };
-        timing.judge_overhead_ns = timing.wall_per_iteration_ns - mean(flush_ns) - mean(timing.samples_ns);
-        timing.median_ns = percentile(timing.samples_ns, 0.5);
-        if (gpu) {
-          timing.event_median_ns = percentile(timing.event_ns, 0.5);
-          timing.timer = candidate_session.timer;
-        }
-        timing.q1_ns = percentile(timing.samples_ns, 0.25);
-        timing.q3_ns = percentile(timing.samples_ns, 0.75);
-        timing.min_ns = *std::min_element(timing.samples_ns.begin(), timing.samples_ns.end());
-        const double sol_ns = row.roofline->seconds * 1e9;
-        const bool below_light = timing.median_ns * options_.roofline_margin < sol_ns;
-        // The fastest call on new inputs: a cache misses on every one of them, while load slows only some.
-        const double unseen_fastest_ns = timing.unseen_ns.empty() ? 0 : *std::min_element(timing.unseen_ns.begin(), timing.unseen_ns.end());
-        // Each call on new inputs against the median and the loop's calls just before and after it: load that lasts a while
-        // slows those neighbours too (an honest 2 us softmax was condemned under CI's load when only the median was the
-        // bar), while a cache's neighbours are its hits. A neighbour slowed by load leaves its pair out (it hid a cache).
-        const UnseenCheck unseen_check = check_unseen_calls(timing.samples_ns, timing.median_ns, timing.unseen_ns, unseen_next_sample);
-        unseen_compared += unseen_check.compared;
-        unseen_by_load *= std::pow(unseen_check.load_rate, unseen_check.compared);
-        row.timing = timing;
-        if (attempt == 1) first_median_ns = timing.median_ns, first_unseen_fastest_ns = unseen_fastest_ns;
-        // Taken again once before it condemns: load in one window can put one measurement there.
-        if (below_light && !below_light_median_ns) {
-          below_light_median_ns = timing.median_ns;
-          continue;
-        }
-        if (below_light)
-          return Failure{Status::reward_hack,
-                         fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
-                                     "({}-bound on {}): impossible, so the timing was fooled",
-                                     *below_light_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, row.roofline->bound, peaks_.name)};
-        if (unseen_check.finding == UnseenFinding::not_slower || timing.unseen_ns.empty()) return std::nullopt;
-        if (unseen_check.finding == UnseenFinding::slower && attempt > 1 && unseen_by_load < kUnseenFalseAlarm)
-          return Failure{Status::reward_hack,
-                         fmt::format("faster on inputs it has been given before: each of {} calls on new inputs (over {} measurements, "
-                                     "those whose neighbours load left alone; load alone would do that {:.0e} of the time) took more "
-                                     "than twice as long as the loop's calls beside them; the fastest took {:.3f} us (first {:.3f} us) "
-                                     "against a median of {:.3f} us (first {:.3f} us) on inputs the correctness rounds had shown it: "
-                                     "answers kept from earlier calls are not work done",
-                                     unseen_compared, attempt, unseen_by_load, unseen_fastest_ns / 1e3, first_unseen_fastest_ns / 1e3,
-                                     timing.median_ns / 1e3, first_median_ns / 1e3)};
-        if (attempt < kTimingAttempts) continue;
-        // Out of measurements with too little to compare: no verdict of caching without the evidence.
-        say(fmt::format("  content check inconclusive after {} measurements: load slowed the loop or the neighbours of the calls on "
-                        "new inputs ({} compared, all slower; load alone would do that {:.0e} of the time)",
-                        attempt, unseen_compared, unseen_by_load));
         return std::nullopt;
-      }
+      };
+      hooks.unseen_round = [&](int k, std::shared_ptr<const Round>& round) -> std::optional<Failure> {
+        auto& kept = unseen_rounds_[workload->uuid];
+        if (k < static_cast<int>(kept.size())) {
+          round = kept[static_cast<std::size_t>(k)];
+          return std::nullopt;
+        }
+        if (auto failure = make_round(common::mix64(workload_seed ^ (0x756e7365656eULL + static_cast<std::uint64_t>(k))), round))
+          return failure;
+        if (k == static_cast<int>(kept.size()) && cached_round_bytes_ + round->bytes() <= options_.round_cache_bytes) {
+          kept.push_back(round);
+          cached_round_bytes_ += round->bytes();
+        }
+        return std::nullopt;
+      };
+      hooks.call = [&](int slot, double* round_trip_ns, double* in_process_ns, double* event_ns, CallPlan plan) {
+        return call(candidate_session, slot, false, round_trip_ns, in_process_ns, event_ns, plan);
+      };
+      hooks.transfer = [&](const char* op, int slot, bool inputs, bool outputs) {
+        return transfer(candidate_session, op, layout, slot, inputs, outputs);
+      };
+      hooks.check_buffers = [&](int slot, const std::vector<std::byte>& image) -> std::optional<Failure> {
+        if (auto failure = check_output_guards(buffer, layout)) return failure;
+        return check_inputs(buffer, layout, slot, image);
+      };
+      hooks.compare = [&](const std::vector<std::vector<std::byte>>& reference) {
+        return compare_all(reference, workload->tolerance, kPoisonFirst);
+      };
+      const TimingSettings settings{options_.warmup,         options_.iterations,  options_.rechecks, options_.unseen_calls,
+                                    options_.roofline_margin, options_.flush_bytes, deadline,          workload_seed,
+                                    peaks_.name};
+      return run_timing_protocol(settings, hooks, candidate_session, buffer, layout, guard, variants, *row.roofline, row.timing, phases, say);
     }();
 
     if (const auto warnings = tolerance_warnings_.find(workload->uuid); warnings != tolerance_warnings_.end()) row.warnings = warnings->second;

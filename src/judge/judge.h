@@ -26,6 +26,9 @@
 
 namespace kernelarc::judge {
 
+struct WorkerSession;   // judge/worker_session.h
+struct ReferenceRound;  // judge/reference_round.h
+
 struct JudgeOptions {
   std::string device = "cpu";         // "cpu" or "cuda:N"
   int rounds = 10;                    // correctness rounds per workload, each with fresh inputs
@@ -98,8 +101,8 @@ class Judge {
   std::uint64_t seed() const { return options_.seed; }
 
  private:
-  struct Session;
-  struct Round;
+  using Session = WorkerSession;
+  using Round = ReferenceRound;
   void build_reference(const ProgressCallback& say);
   SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder) const;
   // A solution judged through the oracle (CandidateSource::solution): what is checked before it starts, its worker (the

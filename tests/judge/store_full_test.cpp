@@ -1,7 +1,8 @@
 // The store's disk fills up in the middle of a run: the run stops with a clear message and exit code 3, the store is
 // not corrupted and keeps every candidate it recorded, and once there is room the resumed run finishes the budget
-// without losing or repeating one. A real full filesystem: a 512 KiB tmpfs (root only; skipped, and reported as
-// skipped, where mounting is not allowed).
+// without losing or repeating one. And when it fills while `eval` judges, eval still prints its results and says they
+// were not recorded. A real full filesystem: a 512 KiB tmpfs (root only; skipped, and reported as skipped, where
+// mounting is not allowed).
 #include <errno.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -97,6 +101,37 @@ TEST(StoreFullTest, AFullDiskStopsTheRunCleanlyAndTheResumedRunLosesNothing) {
   for (const auto id : conclusions_before) EXPECT_TRUE(conclusions.count(id)) << "conclusion " << id << " lost";
   EXPECT_EQ(conclusions.size(), 29u) << "one conclusion per candidate after the start";
   fs::remove_all(dir);
+}
+
+TEST(StoreFullTest, EvalPrintsItsResultsWhenTheStoreFillsWhileItJudges) {
+  std::string pattern = (fs::temp_directory_path() / "kernelarc-eval-store-full-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const fs::path dir = pattern, small = dir / "small";
+  fs::create_directories(small);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=512k") != 0) {
+    const std::string why = std::strerror(errno);
+    fs::remove_all(dir);
+    GTEST_SKIP() << "cannot mount a small tmpfs here (" << why << "): a full disk needs root to be made";
+  }
+  const std::string db = (small / "runs.db").string();
+  // The store passes eval's check before any judging; the disk is filled once the first workload is being judged.
+  const std::string script = std::string("KERNELARC_CACHE_DIR='") + (dir / "cache").string() + "' '" + KERNELARC_BINARY + "' eval " +
+                             KERNELARC_GRID_TASK + " --store " + db +
+                             " --rounds 1 --warmup 1 --iterations 30 --cpu-bandwidth 20 --cpu-gflops 100 > '" + (dir / "out").string() +
+                             "' 2> '" + (dir / "err").string() + "' & pid=$!; until grep -q '^workload 1/' '" + (dir / "err").string() +
+                             "' 2>/dev/null; do sleep 0.05; done; dd if=/dev/zero of='" + (small / "filler").string() +
+                             "' bs=4k 2>/dev/null; wait $pid; echo \"exit code $?\"";
+  const auto result = common::run_command({"sh", "-c", script}, std::chrono::minutes(4));
+  std::string out, err;
+  for (auto [file, text] : {std::pair{dir / "out", &out}, std::pair{dir / "err", &err}})
+    *text = std::string(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(file)), {});
+  umount2(small.c_str(), MNT_DETACH);
+  fs::remove_all(dir);
+  EXPECT_THAT(result.output, HasSubstr("exit code 3")) << out << err;
+  EXPECT_THAT(out, HasSubstr("PASSED")) << "the results were not printed:\n" << out << err;
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("recorded as run")));
+  EXPECT_THAT(err, HasSubstr("kernelarc eval: the results above were not recorded in " + db + ": ")) << err;
+  EXPECT_THAT(err, HasSubstr("full")) << err;
 }
 
 }  // namespace
