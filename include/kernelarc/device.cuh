@@ -5,7 +5,9 @@
 // Everything is in namespace kernelarc::device; take what a kernel uses with using-declarations
 // (`using kernelarc::device::Pack;`), so a kernel's own helpers of the same name do not become ambiguous.
 // Every function is __forceinline__: including this header adds nothing to a kernel's PTX by itself.
-#pragma once
+// A guard, not #pragma once: kernelarc export inlines this text into the candidate's main file.
+#ifndef KERNELARC_DEVICE_CUH
+#define KERNELARC_DEVICE_CUH
 
 #include <cuda_bf16.h>
 
@@ -53,3 +55,5 @@ __device__ __forceinline__ bool aligned_to(const Elements*... at) {
 }
 
 }  // namespace kernelarc::device
+
+#endif  // KERNELARC_DEVICE_CUH
