@@ -345,7 +345,9 @@ def toolkit_includes(cuda_home=None):
 
 def compile_flags(knobs, arch, includes, extra=()):
     """NVRTC options, in the judge's order (cuda_compiler.cpp build_kernel); the -D defines sorted by name, as its std::map."""
-    return ([f"--gpu-architecture={arch}", "--std=c++17", "-lineinfo", "--ptxas-options=-v"] + list(includes) + list(extra)
+    # The repository's include/ stands for the judge's folder of embedded headers (kernelarc/device.cuh).
+    return ([f"--gpu-architecture={arch}", "--std=c++17", "-lineinfo", "--ptxas-options=-v"] + list(includes)
+            + [f"-I{ROOT / 'include'}"] + list(extra)
             + [f"-D{name}={value}" for name, value in sorted(knobs.items())])
 
 

@@ -144,6 +144,10 @@ llm::PromptInputs task_brief(const task::Task& task, const task::Template& tmpl,
                           tmpl.form == task::TemplateForm::kernel ? "kernel-only: __global__ kernels, launched by the judge with the template's geometry"
                                                                   : "a full candidate with its entry point",
                           judge::candidate_abi_header());
+  if (tmpl.device == "cuda")
+    brief.abi += "\nA CUDA source may also `#include <kernelarc/device.cuh>`, device code the templates share (namespace kernelarc::device, "
+                 "take names with using-declarations): Pack<V> (V bf16 in one 2*V-byte load or store), elements<V>(pack), "
+                 "shuffle_xor(v, mask), warp_sum<kWidth>(v), warp_max<kWidth>(v), aligned_to<kBytes>(pointers...) (all of them aligned).";
   std::map<std::string, int> seen;
   for (const auto& w : task.workloads)
     ++seen[fmt::format("atol {:g}, rtol {:g}, at least {:g}% of the elements within them", w.tolerance.max_atol, w.tolerance.max_rtol,

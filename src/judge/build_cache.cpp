@@ -38,9 +38,11 @@ std::string read_text_file(const fs::path& file) {
 
 BuildCache::BuildCache(fs::path root) : root_(std::move(root)) {
   fs::create_directories(root_);
-  const std::string_view abi = candidate_abi_header(), dlpack = dlpack_header();
-  abi_include_ = root_ / "include" / common::content_hash(std::string(abi) + std::string(dlpack)).substr(0, 16);
-  for (const auto& [name, text] : {std::pair{"kernelarc/candidate_abi.h", abi}, std::pair{"dlpack/dlpack.h", dlpack}}) {
+  const std::string_view abi = candidate_abi_header(), dlpack = dlpack_header(), device = device_header();
+  // Named by the headers' content: a build's flags name the folder, so a changed header is a new cache key.
+  abi_include_ = root_ / "include" / common::content_hash(std::string(abi) + std::string(dlpack) + std::string(device)).substr(0, 16);
+  for (const auto& [name, text] : {std::pair{"kernelarc/candidate_abi.h", abi}, std::pair{"dlpack/dlpack.h", dlpack},
+                                   std::pair{"kernelarc/device.cuh", device}}) {
     const fs::path file = abi_include_ / name;
     if (fs::exists(file) && read_text_file(file) == text) continue;
     fs::create_directories(file.parent_path());

@@ -19,7 +19,8 @@ class BuildCache {
   std::filesystem::path make_work_directory(std::string_view kind) const;
   // Moves a finished build into its entry (atomic; the last of two racing builders wins, both are complete).
   void publish(const std::filesystem::path& built, const std::filesystem::path& entry) const;
-  // A folder holding kernelarc/candidate_abi.h and dlpack/dlpack.h as embedded in this binary, keyed by content.
+  // A folder holding kernelarc/candidate_abi.h, kernelarc/device.cuh and dlpack/dlpack.h as embedded in this binary,
+  // named by their content.
   const std::filesystem::path& abi_include_directory() const { return abi_include_; }
 
  private:

@@ -209,13 +209,23 @@ std::string knob_defines(const Context& c) {
 }
 
 // The candidate's translation unit: the knob #defines, the source, and for a kernel-only candidate the launcher. With
-// `inline_abi` the ABI header's text replaces its #include, so the file needs nothing but dlpack/dlpack.h.
+// `inline_abi` the ABI header's text replaces its #include (and device.cuh's its), so the file needs nothing but
+// dlpack/dlpack.h.
 std::string translation_unit(const Context& c, bool inline_abi) {
   static const std::regex abi_include(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"]kernelarc/candidate_abi\.h[>"][^\n]*)");
   const std::string abi_text = fmt::format("/* ---- include/kernelarc/candidate_abi.h (inlined by kernelarc export) ---- */\n{}"
                                            "/* ---- end of include/kernelarc/candidate_abi.h ---- */",
                                            judge::candidate_abi_header());
   std::string source = c.candidate.source;
+  // The shared device header (include/kernelarc/device.cuh): inlined whenever it is included, at its first #include.
+  static const std::regex device_include(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"]kernelarc/device\.cuh[>"][^\n]*)");
+  std::smatch device_match;
+  if (inline_abi && std::regex_search(source, device_match, device_include))
+    source.replace(static_cast<std::size_t>(device_match.position(0)) + device_match[1].length(),
+                   static_cast<std::size_t>(device_match.length(0) - device_match[1].length()),
+                   fmt::format("/* ---- include/kernelarc/device.cuh (inlined by kernelarc export) ---- */\n{}"
+                               "/* ---- end of include/kernelarc/device.cuh ---- */",
+                               judge::device_header()));
   std::smatch match;
   const bool includes_abi = std::regex_search(source, match, abi_include);
   if (inline_abi && includes_abi) source.replace(static_cast<std::size_t>(match.position(0)) + match[1].length(),
@@ -326,6 +336,7 @@ std::string export_solution(const Context& c, const std::vector<std::string>& ta
       {"sources", json::array({{{"path", kernel_file}, {"content", kernel}},
                                {{"path", binding_file}, {"content", binding}},
                                {{"path", "kernelarc/candidate_abi.h"}, {"content", std::string(judge::candidate_abi_header())}},
+                               {{"path", "kernelarc/device.cuh"}, {"content", std::string(judge::device_header())}},
                                {{"path", "dlpack/dlpack.h"}, {"content", std::string(judge::dlpack_header())}}})}};
   return solution.dump(2) + "\n";
 }

@@ -13,6 +13,7 @@
 // Launch: grid [ceil_div(num_tokens, ROWS_PER_BLOCK) * CLUSTER], block [BLOCK * ROWS_PER_BLOCK].
 // Arguments: x, residual, weight, eps, out, new_residual, then the var axes num_tokens and hidden_size.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -33,16 +34,11 @@ constexpr int kWarps = BLOCK / 32;             // warps per token in one block
 constexpr int kRowThreads = BLOCK * CLUSTER;  // threads per token, over the cluster
 constexpr int kKept = KEEP_ROW > 0 ? KEEP_ROW : 1;
 
-// V bf16 in one load of 2 * V bytes.
-template <int V> struct Bf16Pack;
-template <> struct Bf16Pack<1> { using type = unsigned short; };
-template <> struct Bf16Pack<2> { using type = unsigned int; };
-template <> struct Bf16Pack<4> { using type = uint2; };
-template <> struct Bf16Pack<8> { using type = uint4; };
-template <int V> using Pack = typename Bf16Pack<V>::type;
-
-template <int V>
-__device__ __forceinline__ __nv_bfloat16* elements(Pack<V>& pack) { return reinterpret_cast<__nv_bfloat16*>(&pack); }
+// Pack<V>: V bf16 in one load of 2 * V bytes, and elements<V>(pack) (kernelarc/device.cuh).
+using kernelarc::device::Pack;
+using kernelarc::device::elements;
+using kernelarc::device::warp_sum;
+using kernelarc::device::aligned_to;
 
 template <int V>
 __device__ __forceinline__ Pack<V> load_input(const __nv_bfloat16* at) { return __ldg(reinterpret_cast<const Pack<V>*>(at)); }
@@ -137,12 +133,6 @@ __device__ __forceinline__ void normalise_row(const __nv_bfloat16* new_residual,
   }
 }
 
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int mask = 16; mask > 0; mask /= 2) v += __shfl_xor_sync(0xffffffffu, v, mask);
-  return v;
-}
-
 #if CLUSTER > 1
 __device__ __forceinline__ void cluster_sync() {
   __cluster_barrier_arrive();
@@ -156,7 +146,7 @@ __device__ __forceinline__ float row_sum(float v) {
   const int group = threadIdx.x / BLOCK, t = threadIdx.x % BLOCK;
 #if SHUFFLE_REDUCE
   __shared__ float partials[ROWS_PER_BLOCK][kWarps];
-  v = warp_sum(v);
+  v = warp_sum<32>(v);
   if constexpr (kWarps > 1 || CLUSTER > 1) {
     const int lane = t % 32;
     if (lane == 0) partials[group][t / 32] = v;
@@ -173,7 +163,7 @@ __device__ __forceinline__ float row_sum(float v) {
 #endif
       v += *from;
     }
-    v = warp_sum(v);
+    v = warp_sum<32>(v);
   }
   return v;
 #else
@@ -197,7 +187,6 @@ __device__ __forceinline__ float row_sum(float v) {
 #endif
 }
 
-__device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (VEC * 2) == 0; }
 
 extern "C" __global__ void __launch_bounds__(BLOCK * ROWS_PER_BLOCK) CLUSTER_DIMS
 add_rmsnorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight,
@@ -215,8 +204,7 @@ add_rmsnorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __res
   const long long base = (token < tokens ? token : 0) * hidden;
   const int lane = rank * BLOCK + static_cast<int>(threadIdx.x % BLOCK);  // this thread's place among the token's threads
   // The same for every token: with hidden_size a multiple of VEC and aligned pointers, every pack is aligned.
-  const bool vectorised = VEC == 1 || (hidden % VEC == 0 && aligned(x) && aligned(residual) && aligned(weight) && aligned(out) &&
-                                       aligned(new_residual));
+  const bool vectorised = VEC == 1 || (hidden % VEC == 0 && aligned_to<2 * VEC>(x, residual, weight, out, new_residual));
   const bool keep = KEEP_ROW > 0 && vectorised && n / VEC <= static_cast<long long>(KEEP_ROW) * kRowThreads;
   Pack<VEC> kept[kKept];
 

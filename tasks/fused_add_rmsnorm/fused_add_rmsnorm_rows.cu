@@ -35,6 +35,7 @@
 // Arguments: x, residual, weight, eps (a device pointer), out, new_residual, then the var axes num_tokens and hidden_size.
 // Rows are indexed in 32 bits (hidden_size < 2^31), tokens in 64.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -77,18 +78,11 @@ __device__ __forceinline__ int block_row_threads() { return BLOCK > 0 ? BLOCK : 
 // Threads of a token over the cluster: the stride between a thread's packs.
 __device__ __forceinline__ int row_threads() { return block_row_threads() * CLUSTER; }
 
-// V bf16 in one load or store of 2 * V bytes.
-template <int V> struct Bf16Pack;
-template <> struct Bf16Pack<1> { using type = unsigned short; };
-template <> struct Bf16Pack<2> { using type = unsigned int; };
-template <> struct Bf16Pack<4> { using type = uint2; };
-template <> struct Bf16Pack<8> { using type = uint4; };
-template <int V> using Pack = typename Bf16Pack<V>::type;
-
-template <int V>
-__device__ __forceinline__ __nv_bfloat16* elements(Pack<V>& pack) { return reinterpret_cast<__nv_bfloat16*>(&pack); }
-template <int V>
-__device__ __forceinline__ const __nv_bfloat16* elements(const Pack<V>& pack) { return reinterpret_cast<const __nv_bfloat16*>(&pack); }
+// Pack<V>: V bf16 in one load or store of 2 * V bytes; elements<V>(pack) and warp_sum<kWidth> (kernelarc/device.cuh).
+using kernelarc::device::Pack;
+using kernelarc::device::elements;
+using kernelarc::device::warp_sum;
+using kernelarc::device::aligned_to;
 
 // x and residual: read once.
 template <int V>
@@ -254,14 +248,6 @@ __device__ __forceinline__ void normalise_kept(const __nv_bfloat16* wt, __nv_bfl
   }
 }
 
-// Sum over the lanes of each aligned group of `kWidth` lanes of a warp, the total in every lane of the group.
-template <int kWidth>
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int mask = kWidth / 2; mask > 0; mask /= 2) v += __shfl_xor_sync(0xffffffffu, v, mask);
-  return v;
-}
-
 #if CLUSTER > 1
 __device__ __forceinline__ void cluster_sync() {
   __cluster_barrier_arrive();
@@ -326,7 +312,6 @@ __device__ __forceinline__ float row_sum(float v, int parity) {
 #endif
 }
 
-__device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (VEC * 2) == 0; }
 
 extern "C" __global__ void LAUNCH_BOUNDS CLUSTER_DIMS
 fused_add_rmsnorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual,
@@ -341,8 +326,7 @@ fused_add_rmsnorm_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16*
 #endif
   const int lane = rank * block_row_threads() + static_cast<int>(threadIdx.x);  // this thread's place among the token's threads
   // The same for every token: with hidden_size a multiple of VEC and aligned pointers, every pack is aligned.
-  const bool vectorised = VEC == 1 || (hidden % VEC == 0 && aligned(x) && aligned(residual) && aligned(weight) && aligned(out) &&
-                                       aligned(new_residual));
+  const bool vectorised = VEC == 1 || (hidden % VEC == 0 && aligned_to<2 * VEC>(x, residual, weight, out, new_residual));
   const int packs = static_cast<int>(vectorised ? hidden / VEC : hidden);  // a row is indexed in 32 bits
   const int rest = lane + KEEP_ROW * row_threads();  // this thread's first pack past the kept ones
   Pack<VEC> w[kKept] = {};

@@ -18,6 +18,7 @@
 // 65535 and, for WAVES > 0, at num_sms * WAVES / ceil_div(intermediate_size, BLOCK * VEC), and at least 1.
 // Arguments: gate_up, out, then the var axes num_tokens and intermediate_size.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -34,12 +35,7 @@ constexpr float kBetaKappa = 0.7978845608028654f * 0.044715f;
 struct alignas(2 * VEC) Chunk {
   __nv_bfloat16 v[VEC];
 };
-template <int V> struct ChunkBits;
-template <> struct ChunkBits<1> { using type = unsigned short; };
-template <> struct ChunkBits<2> { using type = unsigned int; };
-template <> struct ChunkBits<4> { using type = uint2; };
-template <> struct ChunkBits<8> { using type = uint4; };
-using Bits = typename ChunkBits<VEC>::type;
+using Bits = kernelarc::device::Pack<VEC>;  // the integer or vector type of 2 * VEC bytes
 
 __device__ __forceinline__ Chunk load_chunk(const __nv_bfloat16* at) {
 #if STREAMING
@@ -127,6 +123,7 @@ __device__ __forceinline__ Chunk gelu_mul_chunk(const Chunk& gate, const Chunk& 
   return result;
 }
 
+// Its own, not device.cuh's aligned_to: that one gave other PTX here (scripts/ptx-diff).
 __device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (2 * VEC) == 0; }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)

@@ -40,6 +40,7 @@
 //         all when WAVES is 0)].
 // Arguments: x, weight, bias, eps, out, then the var axes num_tokens and hidden_size.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -82,13 +83,8 @@ constexpr int kBlockWarps = LAUNCH_THREADS / 32;
 // of two the launch may pick (the kernel dispatches on blockDim.x), so that indexing and reductions are unrolled for it.
 template <int kX> constexpr int kRowThreads = kX * CLUSTER;  // threads of a row over the cluster
 
-// V bf16 in one load or store of 2 * V bytes.
-template <int V> struct Bf16Pack;
-template <> struct Bf16Pack<1> { using type = unsigned short; };
-template <> struct Bf16Pack<2> { using type = unsigned int; };
-template <> struct Bf16Pack<4> { using type = uint2; };
-template <> struct Bf16Pack<8> { using type = uint4; };
-template <int V> using Pack = typename Bf16Pack<V>::type;
+// Pack<V>: V bf16 in one load or store of 2 * V bytes (kernelarc/device.cuh).
+using kernelarc::device::Pack;
 
 // A read that is repeated (a pass before the last, weight, bias): cached.
 template <int V>
@@ -491,6 +487,7 @@ __device__ __forceinline__ void for_each_chunk(long long tokens, Body body) {
 #endif
 }
 
+// Its own, not device.cuh's aligned_to: that one gave other PTX here (scripts/ptx-diff).
 __device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (2 * VEC) == 0; }
 
 // Every row this block normalises, each held in kK packs per thread (weight and bias too with PREFETCH).

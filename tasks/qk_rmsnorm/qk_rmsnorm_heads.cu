@@ -25,6 +25,7 @@
 // Arguments: q, k, q_weight, k_weight, eps, q_out, k_out, then the var axes num_tokens, num_q_heads, num_kv_heads and
 // head_dim.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -51,13 +52,11 @@ static_assert(MAX_REGS == 0 || (MAX_REGS >= 24 && MAX_REGS <= 255 && MAX_REGS * 
 #define REGISTER_BOUNDS __launch_bounds__(kBlock)
 #endif
 
-// V bf16 in one load or store of 2 * V bytes.
-template <int V> struct Bf16Pack;
-template <> struct Bf16Pack<1> { using type = unsigned short; };
-template <> struct Bf16Pack<2> { using type = unsigned int; };
-template <> struct Bf16Pack<4> { using type = uint2; };
-template <> struct Bf16Pack<8> { using type = uint4; };
-template <int V> using Pack = typename Bf16Pack<V>::type;
+// Pack<V>: V bf16 in one load or store of 2 * V bytes (kernelarc/device.cuh).
+using kernelarc::device::Pack;
+using kernelarc::device::aligned_to;
+// The sum over the THREADS_PER_HEAD lanes of a lane's group (every lane of the warp calls it at the same point).
+using kernelarc::device::warp_sum;
 
 // Weights, and a pass over a head vector that a later pass repeats: cached.
 template <int V>
@@ -146,13 +145,6 @@ __device__ __forceinline__ Pack<V> normalise(Pack<V> x, Pack<V> weight, float rs
   return o;
 }
 
-// The sum over the THREADS_PER_HEAD lanes of this lane's group (every lane of the warp calls it at the same point).
-__device__ __forceinline__ float group_sum(float value) {
-#pragma unroll
-  for (int mask = THREADS_PER_HEAD / 2; mask > 0; mask /= 2) value += __shfl_xor_sync(0xffffffffu, value, mask);
-  return value;
-}
-
 // Where a head vector lives: its source, its destination, and whether it is one of q's (which weight it takes). Head
 // vectors [0, q_vectors) are q's, the rest k's.
 struct HeadVector {
@@ -182,7 +174,6 @@ __device__ __forceinline__ void for_each_step(long long vectors, Body body) {
 #endif
 }
 
-__device__ __forceinline__ bool aligned(const void* at) { return reinterpret_cast<unsigned long long>(at) % (2 * VEC) == 0; }
 
 // Head vectors held in registers: ITEMS of them per group, every load issued first, then ITEMS interleaved reductions.
 __device__ __forceinline__ void kept_step(long long first, long long vectors, long long q_vectors, long long head_dim, int packs,
@@ -255,7 +246,7 @@ __device__ __forceinline__ void streamed_step(long long first, long long vectors
     float sum = 0.0f;
 #pragma unroll 2
     for (long long p = lane; p < n; p += THREADS_PER_HEAD) sum += squares_of<V>(load_cached<V>(head.in + p * V));
-    const float rstd = rsqrtf(group_sum(sum) * inv_dim + eps);
+    const float rstd = rsqrtf(warp_sum<THREADS_PER_HEAD>(sum) * inv_dim + eps);
     const __nv_bfloat16* weight = head.is_q ? q_weight : k_weight;
 #pragma unroll 2
     for (long long p = lane; p < n; p += THREADS_PER_HEAD)
@@ -275,8 +266,7 @@ qk_rmsnorm_heads(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __res
   const float eps = *eps_at;
   const float inv_dim = 1.0f / static_cast<float>(head_dim);
   // The same for every head vector: with head_dim a multiple of VEC and aligned pointers, every pack is aligned.
-  const bool vectorised = VEC == 1 || (head_dim % VEC == 0 && aligned(q) && aligned(k) && aligned(q_weight) && aligned(k_weight) &&
-                                       aligned(q_out) && aligned(k_out));
+  const bool vectorised = VEC == 1 || (head_dim % VEC == 0 && aligned_to<2 * VEC>(q, k, q_weight, k_weight, q_out, k_out));
   const bool keep = KEEP > 0 && vectorised && head_dim / VEC <= static_cast<long long>(KEEP) * THREADS_PER_HEAD;
   if (keep) {
     const int packs = static_cast<int>(head_dim / VEC);

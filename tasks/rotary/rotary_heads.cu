@@ -28,6 +28,7 @@
 // Arguments: positions, q, k, cos_sin_cache, q_out, k_out, then the var axes num_tokens, num_q_heads, num_kv_heads,
 // head_dim and max_position.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -41,12 +42,7 @@ static_assert(CACHE_TRIG == 0 || CACHE_TRIG == 1 || CACHE_TRIG == 2, "CACHE_TRIG
 struct alignas(2 * VEC) Chunk {
   __nv_bfloat16 v[VEC];
 };
-template <int V> struct ChunkBits;
-template <> struct ChunkBits<1> { using type = unsigned short; };
-template <> struct ChunkBits<2> { using type = unsigned int; };
-template <> struct ChunkBits<4> { using type = uint2; };
-template <> struct ChunkBits<8> { using type = uint4; };
-using Bits = typename ChunkBits<VEC>::type;
+using Bits = kernelarc::device::Pack<VEC>;  // the integer or vector type of 2 * VEC bytes
 
 // The cos and sin of a thread's VEC pairs.
 struct Trig {
@@ -55,6 +51,7 @@ struct Trig {
 
 constexpr unsigned kFloatAlignment = VEC >= 4 ? 16 : 4 * VEC;  // bytes of the widest float load of VEC values
 
+// Its own, not device.cuh's aligned_to: that one gave other PTX here (scripts/ptx-diff).
 __device__ __forceinline__ bool aligned(const void* at, unsigned bytes) { return reinterpret_cast<unsigned long long>(at) % bytes == 0; }
 
 __device__ __forceinline__ Chunk load_chunk(const __nv_bfloat16* at) {

@@ -12,6 +12,8 @@
 //   UNROLL          loads a thread issues before it uses the first, where the row is streamed from memory (pipelining)
 // Launch: grid [ceil_div(batch_size, ROWS_PER_BLOCK) * CLUSTER], block [BLOCK * ROWS_PER_BLOCK].
 // Arguments: x, y, then the var axes batch_size and hidden.
+#include <kernelarc/device.cuh>
+
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
 static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0, "BLOCK: a power of two, 32 to 1024");
@@ -130,7 +132,7 @@ struct OnlineOp {
   }
 };
 
-__device__ __forceinline__ float shuffle_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+using kernelarc::device::shuffle_xor;  // of a float; the Online overload is this file's
 __device__ __forceinline__ Online shuffle_xor(Online v, int mask) { return {shuffle_xor(v.max, mask), shuffle_xor(v.sum, mask)}; }
 
 template <class Op>

@@ -50,6 +50,7 @@
 //         shared memory.
 // Arguments: x, y, then the var axes num_rows and row_length.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -110,12 +111,7 @@ struct alignas(2 * VEC) Chunk {
   unsigned words[VEC / 2];
 };
 #endif
-template <int V> struct ChunkBits;
-template <> struct ChunkBits<1> { using type = unsigned short; };
-template <> struct ChunkBits<2> { using type = unsigned int; };
-template <> struct ChunkBits<4> { using type = uint2; };
-template <> struct ChunkBits<8> { using type = uint4; };
-using Bits = typename ChunkBits<VEC>::type;
+using Bits = kernelarc::device::Pack<VEC>;  // the integer or vector type of 2 * VEC bytes
 static_assert(sizeof(Chunk) == sizeof(Bits), "a chunk is what one load moves");
 
 // bf16 to float is exact: the bits move to the top half.
@@ -300,7 +296,7 @@ struct StatsOp {
   }
 };
 
-__device__ __forceinline__ float shuffle_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+using kernelarc::device::shuffle_xor;  // of a float; the Stats overload is this file's
 __device__ __forceinline__ Stats shuffle_xor(Stats v, int mask) { return {shuffle_xor(v.max, mask), shuffle_xor(v.sum, mask)}; }
 
 template <class Op>

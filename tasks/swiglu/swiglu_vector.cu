@@ -19,6 +19,7 @@
 // tiles))).
 // Arguments: gate_up, out, then the var axes num_tokens and intermediate_size.
 #include <cuda_bf16.h>
+#include <kernelarc/device.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
@@ -35,18 +36,13 @@ constexpr long long kSmallOutput = 262144;  // elements: at most this many, SMAL
 template <int V> struct alignas(2 * V) Chunk {
   __nv_bfloat16 v[V];
 };
-template <int V> struct ChunkBits;
-template <> struct ChunkBits<1> { using type = unsigned short; };
-template <> struct ChunkBits<2> { using type = unsigned int; };
-template <> struct ChunkBits<4> { using type = uint2; };
-template <> struct ChunkBits<8> { using type = uint4; };
 
 // Loads and stores of a whole chunk are one instruction each, with the cache policy spelled out: a plain dereference of a
 // chunk of bf16 lets the compiler split a 16-byte store into four.
 enum Policy { kReadOnly = 0, kEvictFirst = 1, kPlain = 2 };
 
 template <int V> __device__ __forceinline__ Chunk<V> load_chunk(const __nv_bfloat16* at) {
-  using Bits = typename ChunkBits<V>::type;
+  using Bits = kernelarc::device::Pack<V>;
   const Bits* from = reinterpret_cast<const Bits*>(at);
   const Bits bits = STREAMING == kEvictFirst ? __ldcs(from) : STREAMING == kReadOnly ? __ldg(from) : __ldca(from);
   Chunk<V> chunk;
@@ -55,7 +51,7 @@ template <int V> __device__ __forceinline__ Chunk<V> load_chunk(const __nv_bfloa
 }
 
 template <int V> __device__ __forceinline__ void store_chunk(__nv_bfloat16* at, const Chunk<V>& value) {
-  using Bits = typename ChunkBits<V>::type;
+  using Bits = kernelarc::device::Pack<V>;
   Bits bits;
   memcpy(&bits, &value, sizeof bits);
   if (STREAMING == kEvictFirst)

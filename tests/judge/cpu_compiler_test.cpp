@@ -336,6 +336,9 @@ TEST(BuildCacheTest, CarriesTheAbiHeaderAndDlpack) {
   const kernelarc::judge::BuildCache cache(root);
   const auto include = cache.abi_include_directory();
   EXPECT_EQ(kernelarc::judge::read_text_file(include / "kernelarc" / "candidate_abi.h"), kernelarc::judge::candidate_abi_header());
+  // The device code CUDA candidates share travels the same way.
+  EXPECT_EQ(kernelarc::judge::read_text_file(include / "kernelarc" / "device.cuh"), kernelarc::judge::device_header());
+  EXPECT_NE(kernelarc::judge::device_header().find("namespace kernelarc::device"), std::string_view::npos);
   const std::string dlpack = kernelarc::judge::read_text_file(include / "dlpack" / "dlpack.h");
   EXPECT_EQ(dlpack, kernelarc::judge::dlpack_header());
   EXPECT_NE(dlpack.find("DLTensor"), std::string::npos);

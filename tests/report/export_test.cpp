@@ -11,6 +11,7 @@
 #include <cmath>
 #include <regex>
 
+#include "judge/abi_header.h"
 #include "judge/build_cache.h"
 #include "report/expression_printer.h"
 #include "report/kernel_launcher.h"
@@ -145,6 +146,22 @@ TEST_F(ExportTest, KernelOnlyCudaCandidateGetsAHostLauncherFromTheTemplateGeomet
   EXPECT_LT(text.find("#define KERNELARC_CANDIDATE"), text.find("KERNELARC_CANDIDATE(inputs"));
 }
 
+// A template that includes the shared device header is exported with it inlined: the .cu builds without KernelArc.
+TEST_F(ExportTest, TheSharedDeviceHeaderIsInlined) {
+  const auto& task = builtin("post_rmsnorm");
+  const auto& tmpl = testing::first_template(task, "cuda", task::TemplateForm::kernel);
+  ASSERT_THAT(judge::read_text_file(tmpl.source), HasSubstr("#include <kernelarc/device.cuh>"));
+  const auto run = testing::record_run(store_, task, tmpl, "cuda:0", {{testing::first_knobs(tmpl), "first", 3000}});
+  ExportRequest request;
+  request.run_id = run.run_id;
+  const auto exported = export_candidate(store_, request);
+  EXPECT_THAT(exported.text, HasSubstr("/* ---- include/kernelarc/device.cuh (inlined by kernelarc export) ---- */"));
+  EXPECT_THAT(exported.text, HasSubstr("namespace kernelarc::device {"));
+  EXPECT_THAT(exported.text, Not(ContainsRegex("#include <kernelarc/device.cuh>")));
+  EXPECT_LT(exported.text.find("namespace kernelarc::device {"), exported.text.find("\nusing kernelarc::device::Pack;"));
+  EXPECT_THAT(exported.text, HasSubstr("kernelarc_let_fit_threads")) << "the launch's let bindings";
+}
+
 TEST_F(ExportTest, SolutionJsonHasEveryFieldAndBindsTheCandidate) {
   const auto& task = builtin("add_rmsnorm");
   const auto& tmpl = testing::first_template(task, "cuda", task::TemplateForm::kernel);
@@ -172,12 +189,14 @@ TEST_F(ExportTest, SolutionJsonHasEveryFieldAndBindsTheCandidate) {
   for (const char* flags : {"cflags", "cuda_cflags", "ld_flags"}) EXPECT_TRUE(spec["compile_options"][flags].is_array()) << flags;
   std::map<std::string, std::string> sources;
   for (const auto& file : solution["sources"]) sources[file.at("path").get<std::string>()] = file.at("content").get<std::string>();
-  for (const char* path : {"kernel.cu", "binding.cpp", "kernelarc/candidate_abi.h", "dlpack/dlpack.h"}) {
+  for (const char* path : {"kernel.cu", "binding.cpp", "kernelarc/candidate_abi.h", "kernelarc/device.cuh", "dlpack/dlpack.h"}) {
     ASSERT_TRUE(sources.count(path)) << path;
     EXPECT_FALSE(sources[path].empty()) << path;
   }
   // The entry file exists, the kernel has its launcher and includes the ABI header shipped beside it.
   EXPECT_THAT(sources["kernel.cu"], HasSubstr("#include <kernelarc/candidate_abi.h>"));
+  EXPECT_THAT(sources["kernel.cu"], HasSubstr("#include <kernelarc/device.cuh>")) << "the template includes it; solution.json carries it";
+  EXPECT_EQ(sources["kernelarc/device.cuh"], judge::device_header());
   EXPECT_THAT(sources["kernel.cu"], HasSubstr("(const void*)add_rmsnorm_rows, dim3("));
   EXPECT_THAT(sources["kernel.cu"], HasSubstr(judge::read_text_file(tmpl.source).substr(0, 200)));
   EXPECT_THAT(sources["binding.cpp"], HasSubstr("void run(torch::Tensor x, torch::Tensor residual, torch::Tensor weight, double eps, "

@@ -9,6 +9,7 @@
 #include <limits>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <iterator>
 #include <map>
 #include <string>
@@ -167,14 +168,22 @@ TEST_F(TaskLoaderTest, EveryBuiltInTaskLoads) {
 // A knob's values are written once, in definition.json: a template source that also defines a default (#ifndef KNOB /
 // #define KNOB v) can drift from it unseen, since the judge always defines every knob (matmul's had: 64 against 16).
 TEST_F(TaskLoaderTest, NoTemplateSourceDefinesItsOwnKnobs) {
+  // #define KNOB, #ifndef KNOB or #if !defined(KNOB): each is a default in waiting.
+  const auto defines_own = [](const std::string& text, const std::string& knob) {
+    return std::regex_search(text, std::regex("(^|\\n)[ \\t]*#[ \\t]*(define[ \\t]+" + knob + "\\b|ifndef[ \\t]+" + knob +
+                                              "\\b|if[ \\t]*![ \\t]*defined[ \\t]*\\(?[ \\t]*" + knob + "\\b)"));
+  };
+  EXPECT_TRUE(defines_own("x\n#ifndef VEC\n", "VEC") && defines_own("# if !defined(VEC)", "VEC") && defines_own("  #define VEC 2", "VEC"));
+  EXPECT_FALSE(defines_own("#ifndef VECTOR\n#define VECS 2\nstatic_assert(VEC == 1);", "VEC"));
   for (const auto& directory : task_directories(kTasks)) {
     const auto task = load_task(directory);
     for (const auto& t : task.definition.templates) {
       std::ifstream in(t.source);
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      ASSERT_FALSE(text.empty()) << t.source.string();
       for (const auto& knob : t.knobs)
-        EXPECT_EQ(text.find("#define " + knob.name + " "), std::string::npos)
-            << t.source.string() << " defines knob " << knob.name << ", whose values definition.json holds";
+        EXPECT_FALSE(defines_own(text, knob.name))
+            << t.source.string() << " defines or tests for knob " << knob.name << ", whose values definition.json holds";
     }
   }
 }

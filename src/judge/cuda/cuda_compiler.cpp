@@ -56,9 +56,10 @@ CudaCompiler::CudaCompiler(CudaCompilerOptions options) : options_(std::move(opt
 BuildResult CudaCompiler::build_kernel(const CudaBuildRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   const BuildCache cache(options_.cache_directory);
+  // The embedded headers' folder (kernelarc/device.cuh) too: its name is their content's hash, so the cache key has it.
   std::vector<std::string> flags = {"--gpu-architecture=" + options_.architecture, "--std=c++17", "-lineinfo",
                                     "--ptxas-options=-v", "-I" + (options_.toolkit / "include").string(),
-                                    "-I" + (options_.toolkit / "include" / "cccl").string()};
+                                    "-I" + (options_.toolkit / "include" / "cccl").string(), "-I" + include_directory_.string()};
   const auto defines = knob_defines(request.knobs);
   flags.insert(flags.end(), request.flags.begin(), request.flags.end());
   flags.insert(flags.end(), defines.begin(), defines.end());
@@ -114,7 +115,8 @@ BuildResult CudaCompiler::build_library(const CudaBuildRequest& request) const {
   flags.insert(flags.end(), request.flags.begin(), request.flags.end());
   flags.insert(flags.end(), defines.begin(), defines.end());
   BuildResult result;
-  if (look_up(cache, fmt::format("nvcc\n{}\n{}\n{}", nvcc_version_, fmt::join(flags, " "), request.source), "so", result)) {
+  if (look_up(cache, fmt::format("nvcc\n{}\n{}\n{}\n{}", nvcc_version_, fmt::join(flags, " "), include_directory_.filename().string(), request.source),
+              "so", result)) {
     result.seconds = seconds_since(start);
     return result;
   }

@@ -5,9 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#ifndef ACCUMULATORS
-#define ACCUMULATORS 1
-#endif
+// Knobs: defined by the judge from kernelarc.json, the one place their values are written.
 
 KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
   (void)num_inputs, (void)num_outputs, (void)stream;
