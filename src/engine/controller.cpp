@@ -5,15 +5,21 @@
 
 namespace kernelarc::engine {
 
-const char* verdict_name(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::rejected: return "rejected";
-    case Verdict::first: return "first";
-    case Verdict::backup: return "backup";
-    case Verdict::measure_again: return "measure_again";
-    case Verdict::promoted: return "promoted";
+const char* decision_name(Decision decision) {
+  switch (decision) {
+    case Decision::rejected: return "rejected";
+    case Decision::first: return "first";
+    case Decision::backup: return "backup";
+    case Decision::measure_again: return "measure_again";
+    case Decision::promoted: return "promoted";
   }
   return "?";
+}
+
+std::optional<Decision> parse_decision(std::string_view name) {
+  for (const Decision d : {Decision::rejected, Decision::first, Decision::backup, Decision::measure_again, Decision::promoted})
+    if (name == decision_name(d)) return d;
+  return std::nullopt;
 }
 
 // Faster by a factor beyond either measurement's own spread (and the minimum step): a win inside the noise is no
@@ -29,26 +35,26 @@ void Controller::keep_as_backup(const Measured& measured) {
   if (backups_.size() > options_.backup_capacity) backups_.pop_back();
 }
 
-Verdict Controller::consider(const Measured& measured) {
+Decision Controller::consider(const Measured& measured) {
   if (pending_) throw std::logic_error("a candidate is waiting for its second measurement");
-  Verdict verdict;
+  Decision decision;
   if (!measured.passed) {
-    verdict = Verdict::rejected;
+    decision = Decision::rejected;
   } else if (!incumbent_) {
     incumbent_ = measured;
-    verdict = Verdict::first;
+    decision = Decision::first;
   } else if (beats(measured)) {
     pending_ = measured;
-    verdict = Verdict::measure_again;
+    decision = Decision::measure_again;
   } else {
     keep_as_backup(measured);
-    verdict = Verdict::backup;
+    decision = Decision::backup;
   }
   if (incumbent_) history_.push_back(incumbent_->time_ns);
-  return verdict;
+  return decision;
 }
 
-Verdict Controller::confirm(const Measured& measured_again) {
+Decision Controller::confirm(const Measured& measured_again) {
   if (!pending_ || pending_->candidate_id != measured_again.candidate_id)
     throw std::logic_error("confirm() without a matching measure_again");
   const Measured first = *pending_;
@@ -61,10 +67,10 @@ Verdict Controller::confirm(const Measured& measured_again) {
     keep_as_backup(*incumbent_);
     incumbent_ = settled;
     history_.back() = incumbent_->time_ns;
-    return Verdict::promoted;
+    return Decision::promoted;
   }
   if (measured_again.passed) keep_as_backup(settled);
-  return measured_again.passed ? Verdict::backup : Verdict::rejected;
+  return measured_again.passed ? Decision::backup : Decision::rejected;
 }
 
 }  // namespace kernelarc::engine

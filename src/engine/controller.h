@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kernelarc::engine {
@@ -21,7 +22,7 @@ struct Measured {
   std::optional<double> sol_score;    // mean SOL score over them, when every one has a baseline
 };
 
-enum class Verdict {
+enum class Decision {
   rejected,        // failed a check: discarded, its reason becomes a conclusion
   first,           // the first correct candidate: the incumbent, nothing to beat yet
   backup,          // correct, not faster beyond noise: kept in the backup pool
@@ -29,7 +30,8 @@ enum class Verdict {
   promoted,        // faster beyond noise twice: the new incumbent
 };
 
-const char* verdict_name(Verdict verdict);
+const char* decision_name(Decision decision);
+std::optional<Decision> parse_decision(std::string_view name);
 
 struct ControllerOptions {
   double min_improvement = 0.01;  // a promotion must also beat the incumbent by this fraction, whatever the noise
@@ -41,9 +43,9 @@ class Controller {
   explicit Controller(ControllerOptions options = {}) : options_(options) {}
 
   // A candidate judged for the first time.
-  Verdict consider(const Measured& measured);
+  Decision consider(const Measured& measured);
   // The same candidate judged again after `measure_again`: promoted only if it is still faster beyond noise.
-  Verdict confirm(const Measured& measured_again);
+  Decision confirm(const Measured& measured_again);
 
   const std::optional<Measured>& incumbent() const { return incumbent_; }
   const std::vector<Measured>& backups() const { return backups_; }  // fastest first

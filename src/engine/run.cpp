@@ -13,6 +13,8 @@
 
 #include "common/hash.h"
 #include "common/units.h"
+#include "engine/journal.h"
+#include "engine/measurement.h"
 #include "engine/recording.h"
 #include "judge/build_cache.h"
 
@@ -91,36 +93,6 @@ void Run::build_ahead(BuildFunction build, unsigned threads) {
   build_threads_ = threads;
 }
 
-Measured Run::measure(std::int64_t candidate_id, const judge::CandidateVerdict& verdict) {
-  Measured measured;
-  measured.candidate_id = candidate_id;
-  measured.passed = verdict.passed();
-  double log_sum = 0, log_fraction_sum = 0, score_sum = 0;
-  int timed = 0, scored = 0;
-  std::vector<double> spreads;
-  for (const auto& row : verdict.workloads) {
-    if (row.status != judge::Status::passed && measured.reason.empty())
-      measured.reason = fmt::format("{} on {}: {}", judge::status_name(row.status), row.uuid, first_line(row.reason));
-    if (row.held_out || !row.timing || row.timing->median_ns <= 0) continue;
-    log_sum += std::log(row.timing->median_ns);
-    if (row.roofline && row.roofline->seconds > 0) log_fraction_sum += std::log(row.roofline->seconds * 1e9 / row.timing->median_ns);
-    if (row.score) score_sum += *row.score, ++scored;
-    spreads.push_back(row.timing->spread() / row.timing->median_ns);
-    ++timed;
-  }
-  if (timed) measured.sol_fraction = std::exp(log_fraction_sum / timed);
-  if (timed && scored == timed) measured.sol_score = score_sum / scored;
-  // The median workload's relative spread: the largest would let the noisiest tiny workload veto every promotion.
-  if (!spreads.empty()) {
-    std::nth_element(spreads.begin(), spreads.begin() + static_cast<std::ptrdiff_t>(spreads.size() / 2), spreads.end());
-    measured.spread = spreads[spreads.size() / 2];
-  }
-  if (!verdict.build.ok && measured.reason.empty()) measured.reason = "COMPILE_ERROR: " + first_line(verdict.build.diagnostics);
-  measured.time_ns = timed ? std::exp(log_sum / timed) : 0;
-  if (measured.passed && timed == 0) measured.passed = false, measured.reason = "no workload was timed";
-  return measured;
-}
-
 judge::CandidateSource Run::source_for(const Knobs& knobs) const {
   judge::CandidateSource source;
   source.knobs = knobs;
@@ -149,7 +121,7 @@ ProposalContext Run::context_for(std::size_t index, const Knobs& base, const std
   return context;
 }
 
-void Run::event(const std::string& kind, const json& payload) { store_.add_event({0, run_id_, kind, payload.dump(), ""}); }
+void Run::event(const journal::Event& event) { journal::write(store_, run_id_, event); }
 
 void Run::choose_template() {
   const std::string device_kind = options_.device == "cpu" ? "cpu" : "cuda";
@@ -182,18 +154,6 @@ void Run::deal_strategies(const std::vector<std::string>& strategies, std::uint6
 
 namespace {
 
-json measured_json(const Measured& m) {
-  return {{"passed", m.passed}, {"reason", m.reason}, {"time_ns", m.time_ns}, {"spread", m.spread}, {"sol_fraction", m.sol_fraction},
-          {"sol_score", m.sol_score ? json(*m.sol_score) : json()}};
-}
-
-Measured measured_from(std::int64_t number, const json& j) {
-  Measured m{number, j.at("passed").get<bool>(), j.at("reason").get<std::string>(), j.at("time_ns").get<double>(), j.at("spread").get<double>(), 0, std::nullopt};
-  m.sol_fraction = j.value("sol_fraction", 0.0);
-  if (j.contains("sol_score") && j.at("sol_score").is_number()) m.sol_score = j.at("sol_score").get<double>();
-  return m;
-}
-
 // What an agent is told about its last candidate: the verdict, why, the compiler's words, and the times that matter.
 std::string feedback_for(const std::string& hypothesis, const std::string& outcome, const Measured& measured,
                          const judge::CandidateVerdict& verdict, double incumbent_ns) {
@@ -214,7 +174,7 @@ std::string feedback_for(const std::string& hypothesis, const std::string& outco
 
 }  // namespace
 
-Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
+Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
                               const ModelUsage& usage) {
   State& st = *state_;
   const auto number = static_cast<std::int64_t>(st.knobs_of.size());
@@ -224,10 +184,10 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   const auto source = source_for(knobs);
   const auto verdict = judge_(source);
   const Measured measured = measure(number, verdict);
-  Verdict decision = st.controller.consider(measured);
+  Decision decision = st.controller.consider(measured);
   std::optional<judge::CandidateVerdict> again;
   std::optional<Measured> measured_again;
-  if (decision == Verdict::measure_again) {
+  if (decision == Decision::measure_again) {
     if (progress_)
       progress_(fmt::format("  {} looks faster ({}, {} than the incumbent): measuring it again", source.name, common::format_time_ns(measured.time_ns),
                             common::speed_ratio(incumbent_ns, measured.time_ns)));
@@ -239,14 +199,14 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   st.knobs_of.push_back(knobs);
   ++st.summary.judged;
   if (proposer == "start") st.summary.start = measured;
-  if (decision == Verdict::promoted) ++st.summary.promotions;
+  if (decision == Decision::promoted) ++st.summary.promotions;
 
   const double effect = measured.passed && incumbent_ns > 0 ? (incumbent_ns - measured.time_ns) / incumbent_ns : 0;
-  std::string outcome = verdict_name(decision), lesson;
-  if (decision == Verdict::rejected) {
+  std::string outcome = decision_name(decision), lesson;
+  if (decision == Decision::rejected) {
     outcome = "rejected: " + measured.reason.substr(0, measured.reason.find(' '));
     lesson = fmt::format("{} fails: {}", hypothesis, measured.reason);
-  } else if (decision == Verdict::promoted) {
+  } else if (decision == Decision::promoted) {
     lesson = fmt::format("{} is {}: keep it", hypothesis, common::effect_ratio(effect));
   } else if (measured_again) {
     lesson = fmt::format("{} was {} once, not when measured again: noise", hypothesis, common::effect_ratio(effect));
@@ -261,35 +221,31 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   store_.transaction([&] {
     id = record_candidate(store_, run_id_, source, verdict, {parent, proposer, hypothesis});
     if (again) record_measurement(store_, id, *again, "second measurement before promotion");
-    json payload = {{"number", number}, {"candidate", id}, {"agent", proposer}, {"strategy", strategy}, {"knobs", knobs},
-                    {"decision", verdict_name(decision)}, {"measured", measured_json(measured)}, {"time_ns", measured.time_ns}};
-    if (measured_again) payload["measured_again"] = measured_json(*measured_again);
-    if (knobs.count(kSourceKnob)) payload["source"] = source.source;  // a proposal's own source: resume needs it
-    if (!usage.empty()) payload["usage"] = usage_json(usage);
-    payload["judge_seconds"] = verdict.judge_seconds + (again ? again->judge_seconds : 0.0);
-    payload["phase_seconds"] = verdict.phase_seconds;  // of the first measurement
+    journal::Judged judged{number, id, proposer, strategy, knobs, decision, std::nullopt, std::nullopt,
+                           verdict.judge_seconds + (again ? again->judge_seconds : 0.0), verdict.phase_seconds, json(), warnings, {}, {}};
+    if (knobs.count(kSourceKnob)) judged.source = source.source;
+    if (!usage.empty()) judged.usage = usage;
     if (verdict.conditions_before && verdict.conditions_after)
-      payload["conditions"] = {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)}};
-    if (!warnings.empty()) payload["measurement_warnings"] = warnings;
-    event("judged", payload);
-    if (decision == Verdict::first) return;
+      judged.conditions = {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)}};
+    event(judged);
+    if (decision == Decision::first) return;
     Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, outcome, effect, lesson, 0};
     st.board.add(conclusion);
     store_.add_conclusion({0, run_id_, conclusion.task, conclusion.workload_class, conclusion.strategy, conclusion.change,
                            conclusion.outcome, conclusion.effect, conclusion.lesson, ""});
-    if (decision == Verdict::promoted)
-      event("promoted", {{"candidate", id}, {"agent", proposer}, {"from_ns", incumbent_ns}, {"to_ns", st.controller.incumbent()->time_ns}});
+    if (decision == Decision::promoted)
+      event(journal::Promoted{id, proposer, incumbent_ns, st.controller.incumbent()->time_ns});
   });
   st.store_id_of.push_back(id);
   if (proposer == "start") st.summary.start_candidate = id;
   if (st.summary.sandbox.is_null() && verdict.sandbox.is_object()) {
     st.summary.sandbox = verdict.sandbox;
-    event("sandbox", verdict.sandbox);
+    event(journal::Sandbox{verdict.sandbox});
   }
   count_for_agent(proposer, decision, outcome, measured_again ? *measured_again : measured);
   for (auto& status : st.summary.agent_status)
     if (status.name == proposer) status.usage += usage;
-  if (decision == Verdict::first || decision == Verdict::promoted) {
+  if (decision == Decision::first || decision == Decision::promoted) {
     st.incumbent_times.clear();
     for (const auto& row : verdict.workloads) {
       if (row.held_out || !row.timing) continue;
@@ -311,7 +267,7 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
     // The counter is judged out of the budget; the candidate's number is the store's, as runs, the summary and export say it.
     std::string what = measured.passed ? common::format_time_ns(measured.time_ns) : measured.reason;
     if (measured.passed && incumbent_ns > 0) what += fmt::format(", {} than the incumbent", common::speed_ratio(incumbent_ns, measured.time_ns));
-    progress_(fmt::format("  [{}/{}] candidate {} by {}: {} ({}{}) {}", st.summary.judged, options_.budget, id, proposer, verdict_name(decision),
+    progress_(fmt::format("  [{}/{}] candidate {} by {}: {} ({}{}) {}", st.summary.judged, options_.budget, id, proposer, decision_name(decision),
                           what, second, source.name));
     for (const auto& warning : warnings) progress_(fmt::format("    warning (candidate {}): {}", id, warning));
   }
@@ -319,13 +275,13 @@ Verdict Run::judge_and_record(const Knobs& knobs, const std::string& proposer, c
   return decision;
 }
 
-void Run::count_for_agent(const std::string& agent, Verdict decision, const std::string& outcome, const Measured& measured) {
+void Run::count_for_agent(const std::string& agent, Decision decision, const std::string& outcome, const Measured& measured) {
   for (auto& status : state_->summary.agent_status) {
     if (status.name != agent) continue;
     ++status.judged;
-    status.promoted += decision == Verdict::promoted;
-    status.backups += decision == Verdict::backup;
-    status.rejected += decision == Verdict::rejected;
+    status.promoted += decision == Decision::promoted;
+    status.backups += decision == Decision::backup;
+    status.rejected += decision == Decision::rejected;
     status.last = outcome;
     if (measured.passed && (status.best_ns == 0 || measured.time_ns < status.best_ns)) {
       status.best_ns = measured.time_ns;
@@ -364,10 +320,8 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
     try {
       const auto again = judge_(source_for(st.knobs_of[1]));
       summary.start_again = measure(1, again);
-      json payload = {{"candidate", summary.start_candidate}, {"measured", measured_json(*summary.start_again)},
-                      {"first_ns", summary.start.time_ns}, {"judge_seconds", again.judge_seconds}};
-      if (!again.measurement_warnings.empty()) payload["measurement_warnings"] = again.measurement_warnings;
-      event("start_measured_again", payload);
+      event(journal::StartMeasuredAgain{summary.start_candidate, *summary.start_again, summary.start.time_ns, again.judge_seconds,
+                                        again.measurement_warnings});
       for (const auto& warning : again.measurement_warnings)
         if (progress_) progress_(fmt::format("    warning (the start again): {}", warning));
       if (progress_)
@@ -388,7 +342,7 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
                        {"best_candidate", summary.best ? json(st.store_id_of[static_cast<std::size_t>(summary.best->candidate_id)]) : json()},
                        {"best_knobs", summary.best_knobs}, {"usage", usage_json(summary.usage())}};
   store_.transaction([&] {
-    event("run_finished", result);
+    event(journal::RunFinished{result});
     store_.finish_run(run_id_, status, result.dump());
   });
   if (progress_) progress_(fmt::format("run {} {}: {}", run_id_, status, reason));
@@ -415,19 +369,19 @@ RunSummary Run::execute() {
                        {"baseline_ns", options_.baseline_ns},
                        {"max_cost_usd", options_.max_cost_usd ? json(*options_.max_cost_usd) : json()},
                        {"llm", options_.llm_config.empty() ? json() : json::parse(options_.llm_config)}};
-  json agents = json::array();
-  for (const auto& agent : state_->summary.agents) agents.push_back({{"name", agent.name}, {"strategy", agent.strategy}});
+  std::vector<journal::Seat> agents;
+  for (const auto& agent : state_->summary.agents) agents.push_back({agent.name, agent.strategy});
   store_.transaction([&] {
     const auto task_id = store_.upsert_task({0, task_.definition.name, task_.directory.string(), task_.content_hash, task_.definition_json});
     run_id_ = store_.begin_run({0, task_id, "run", options_.device, options_.seed, config.dump(), "running", "{}", "", ""});
-    event("run_started", {{"config", config}, {"agents", agents}});
+    event(journal::RunStarted{config, agents});
   });
   state_->summary.run_id = run_id_;
   load_earlier_conclusions();
 
   if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
-  const Verdict first = judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis);
-  if (first != Verdict::first) return finish("failed", "the starting candidate failed: " + state_->summary.start.reason);
+  const Decision first = judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis);
+  if (first != Decision::first) return finish("failed", "the starting candidate failed: " + state_->summary.start.reason);
   return loop();
 }
 
@@ -446,53 +400,53 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
   std::vector<std::string> strategies;
   struct Replayed {
     std::string agent;
-    Verdict decision;
+    Decision decision;
     Measured measured;
   };
   std::vector<Replayed> replayed;  // counted in the agents' records once they are dealt
   std::map<std::string, ModelUsage> spent;     // by agent
   std::map<std::string, int> failed;           // proposals that came to nothing, by agent
   // Replay: the controller is a pure function of the measurements, so the same measurements rebuild the same state.
-  for (const auto& e : store_.events(run_id)) {
-    const json payload = json::parse(e.payload_json);
-    if (e.kind == "run_started") {
-      strategies = payload.at("config").at("strategies").get<std::vector<std::string>>();
-    } else if (e.kind == "run_resumed") {
+  for (const auto& entry : journal::read(store_, run_id)) {
+    if (const auto* e = std::get_if<journal::RunStarted>(&entry)) {
+      strategies = e->strategies();
+    } else if (std::holds_alternative<journal::RunResumed>(entry)) {
       ++resumes;
-    } else if (e.kind == "budget_extended") {
-      options_.budget = payload.at("to").get<int>();
-    } else if (e.kind == "plateau") {
+    } else if (const auto* e = std::get_if<journal::BudgetExtended>(&entry)) {
+      options_.budget = e->to;
+    } else if (const auto* e = std::get_if<journal::Plateau>(&entry)) {
       ++st.summary.plateaus;
-      st.since_plateau = payload.at("history_size").get<std::size_t>();
-      strategies = payload.at("strategies").get<std::vector<std::string>>();
-    } else if (e.kind == "proposal_failed") {
-      if (payload.contains("usage")) spent[payload.at("agent").get<std::string>()] += usage_from(payload.at("usage"));
-      ++failed[payload.at("agent").get<std::string>()];
-    } else if (e.kind == "sandbox") {
-      st.summary.sandbox = payload;
-    } else if (e.kind == "proposals_discarded") {
-      for (const auto& [agent, usage] : payload.at("usage").items()) spent[agent] += usage_from(usage);
-    } else if (e.kind == "judged") {
-      const auto number = payload.at("number").get<std::int64_t>();
-      const Knobs knobs = payload.at("knobs").get<Knobs>();
-      if (payload.contains("source")) st.sources.emplace(knobs.at(kSourceKnob), payload.at("source").get<std::string>());
-      if (payload.contains("usage")) spent[payload.at("agent").get<std::string>()] += usage_from(payload.at("usage"));
-      Verdict decision = st.controller.consider(measured_from(number, payload.at("measured")));
-      if (decision == Verdict::measure_again) decision = st.controller.confirm(measured_from(number, payload.at("measured_again")));
-      if (verdict_name(decision) != payload.at("decision").get<std::string>())
-        throw std::runtime_error(fmt::format("run {} cannot be replayed: candidate {} was {}, the replay says {}", run_id, number,
-                                             payload.at("decision").get<std::string>(), verdict_name(decision)));
-      if (payload.at("agent") == "start") {
-        st.summary.start = measured_from(number, payload.at("measured"));
-        st.summary.start_candidate = payload.at("candidate").get<std::int64_t>();
+      st.since_plateau = e->history_size;
+      strategies = e->strategies;
+    } else if (const auto* e = std::get_if<journal::ProposalFailed>(&entry)) {
+      if (e->usage) spent[e->agent] += *e->usage;
+      ++failed[e->agent];
+    } else if (const auto* e = std::get_if<journal::Sandbox>(&entry)) {
+      st.summary.sandbox = e->walls;
+    } else if (const auto* e = std::get_if<journal::ProposalsDiscarded>(&entry)) {
+      for (const auto& [agent, usage] : e->usage) spent[agent] += usage;
+    } else if (const auto* e = std::get_if<journal::Judged>(&entry)) {
+      if (e->source) st.sources.emplace(e->knobs.at(kSourceKnob), *e->source);
+      if (e->usage) spent[e->agent] += *e->usage;
+      Decision decision = st.controller.consider(e->measured);
+      if (decision == Decision::measure_again) {
+        if (!e->measured_again)
+          throw std::runtime_error(fmt::format("run {} cannot be replayed: candidate {} has no second measurement in the store", run_id, e->candidate));
+        decision = st.controller.confirm(*e->measured_again);
       }
-      replayed.push_back({payload.at("agent").get<std::string>(), decision,
-                          measured_from(number, payload.contains("measured_again") ? payload.at("measured_again") : payload.at("measured"))});
-      if (decision == Verdict::promoted) ++st.summary.promotions;
-      st.tried.insert(knobs);
-      st.knobs_of.push_back(knobs);
-      st.store_id_of.push_back(payload.at("candidate").get<std::int64_t>());
-      st.summary.measurement_warnings += payload.contains("measurement_warnings");
+      if (decision != e->decision)
+        throw std::runtime_error(fmt::format("run {} cannot be replayed: candidate {} was {}, the replay says {}", run_id, e->number,
+                                             decision_name(e->decision), decision_name(decision)));
+      if (e->agent == "start") {
+        st.summary.start = e->measured;
+        st.summary.start_candidate = e->candidate;
+      }
+      replayed.push_back({e->agent, decision, e->measured_again ? *e->measured_again : e->measured});
+      if (decision == Decision::promoted) ++st.summary.promotions;
+      st.tried.insert(e->knobs);
+      st.knobs_of.push_back(e->knobs);
+      st.store_id_of.push_back(e->candidate);
+      st.summary.measurement_warnings += !e->measurement_warnings.empty();
       ++st.summary.judged;
     }
   }
@@ -504,8 +458,8 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
     if (c.run_id == run_id) st.board.add({c.task, task_.definition.op_type, c.workload_class, c.strategy, c.change, c.outcome, c.effect, c.lesson, 0});
   deal_strategies(strategies, 7919u * static_cast<std::uint64_t>(resumes + 1));
   for (const auto& r : replayed) {
-    count_for_agent(r.agent, r.decision, r.decision == Verdict::rejected ? "rejected: " + r.measured.reason.substr(0, r.measured.reason.find(' '))
-                                                                          : verdict_name(r.decision), r.measured);
+    count_for_agent(r.agent, r.decision, r.decision == Decision::rejected ? "rejected: " + r.measured.reason.substr(0, r.measured.reason.find(' '))
+                                                                          : decision_name(r.decision), r.measured);
   }
   for (auto& status : st.summary.agent_status) {
     status.usage = spent[status.name];
@@ -515,15 +469,15 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
     if (*new_budget <= st.summary.judged)
       throw std::runtime_error(fmt::format("run {} has judged {} candidates already: --budget must be more than that to go on", run_id,
                                            st.summary.judged));
-    event("budget_extended", {{"from", options_.budget}, {"to", *new_budget}});
+    event(journal::BudgetExtended{options_.budget, *new_budget});
     options_.budget = *new_budget;
   }
   if (record->status != "running") store_.reopen_run(run_id);
-  event("run_resumed", {{"judged", st.summary.judged}, {"promotions", st.summary.promotions}});
+  event(journal::RunResumed{st.summary.judged, st.summary.promotions});
   if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
   if (st.summary.judged == 0) {  // killed before its starting candidate was recorded: judge it now
     if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
-    if (judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis) != Verdict::first)
+    if (judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis) != Decision::first)
       return finish("failed", "the starting candidate failed: " + st.summary.start.reason);
   }
   if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
@@ -650,9 +604,7 @@ void Run::proposal_failed(std::size_t index, const std::string& why, const Model
   const int in_a_row = ++st.failed_in_a_row[index];
   status.retired = in_a_row >= kFailuresBeforeRetiring;
   st.feedback[index] = "Your last answer gave no candidate to judge: " + why;
-  json payload = {{"agent", status.name}, {"strategy", status.strategy}, {"why", why}, {"in_a_row", in_a_row}, {"retired", status.retired}};
-  if (!usage.empty()) payload["usage"] = usage_json(usage);
-  event("proposal_failed", payload);
+  event(journal::ProposalFailed{status.name, status.strategy, why, in_a_row, status.retired, usage.empty() ? std::nullopt : std::optional(usage)});
   if (progress_)
     progress_(fmt::format("  {} proposed nothing: {}{}", status.name, first_line(why),
                           status.retired ? fmt::format(" ({} in a row: it proposes no more)", in_a_row) : ""));
@@ -663,7 +615,7 @@ void Run::discard_in_flight() {
   State& st = *state_;
   for (auto& p : st.pending)
     if (p.brain && !p.proposal) p.brain->cancel();
-  json spent = json::object();
+  std::map<std::string, ModelUsage> spent;
   for (auto& p : st.pending) {
     if (!p.brain) continue;
     if (p.asking.valid()) p.asking.wait();
@@ -671,10 +623,10 @@ void Run::discard_in_flight() {
     if (!p.proposal) usage += p.brain->take_usage();
     if (usage.empty()) continue;
     st.summary.agent_status[p.index].usage += usage;
-    spent[p.agent.name] = usage_json(usage);
+    spent[p.agent.name] = usage;
   }
   st.pending.clear();
-  if (!spent.empty()) event("proposals_discarded", {{"usage", spent}});
+  if (!spent.empty()) event(journal::ProposalsDiscarded{spent});
 }
 
 // From the incumbent (or the backup a plateau restarts from); when that neighbourhood is spent, from each backup,
@@ -711,8 +663,8 @@ std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs
     st.summary.agent_status[index].strategy = strategy;
     st.brains[index] = brain_factory_(*template_, strategy, common::mix64(options_.seed + 31u * static_cast<std::uint64_t>(st.summary.judged) + index));
     if (auto proposal = from_any_base()) {
-      event("agent_reassigned", {{"agent", st.summary.agents[index].name}, {"from", before}, {"to", strategy}, {"judged", st.summary.judged},
-                                 {"reason", "nothing left to try from the incumbent or any backup"}});
+      event(journal::AgentReassigned{st.summary.agents[index].name, before, strategy, st.summary.judged,
+                                     "nothing left to try from the incumbent or any backup"});
       if (progress_) progress_(fmt::format("  {} has nothing left to try as {}: it takes {}", st.summary.agents[index].name, before, strategy));
       return proposal;
     }
@@ -758,14 +710,13 @@ RunSummary Run::loop() {
       std::vector<std::string> rotated = st.strategies;
       std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
       deal_strategies(rotated, 1000u * static_cast<std::uint64_t>(st.summary.plateaus));
-      json action = {{"strategies_rotated", true}};
+      std::optional<std::int64_t> restart_from;
       if (!st.controller.backups().empty()) {
         const auto backup = st.controller.backups().front().candidate_id;
         st.restart_from = st.knobs_of[static_cast<std::size_t>(backup)];
-        action["restart_from"] = st.store_id_of[static_cast<std::size_t>(backup)];
+        restart_from = st.store_id_of[static_cast<std::size_t>(backup)];
       }
-      event("plateau", {{"judged", st.summary.judged}, {"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain},
-                        {"history_size", st.since_plateau}, {"strategies", rotated}, {"action", action}});
+      event(journal::Plateau{st.summary.judged, options_.plateau.window, options_.plateau.min_gain, st.since_plateau, rotated, restart_from});
       if (progress_)
         progress_(fmt::format("  plateau after {} candidates: strategies rotated{}", st.summary.judged,
                               st.restart_from ? ", next proposal from the best backup" : ""));

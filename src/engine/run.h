@@ -20,6 +20,7 @@
 #include "engine/brain.h"
 #include "engine/compile_pool.h"
 #include "engine/controller.h"
+#include "engine/journal.h"
 #include "engine/plateau.h"
 #include "judge/judge.h"
 #include "store/store.h"
@@ -122,10 +123,6 @@ class Run {
   // The run's id in the store once execute() or resume() has started it (0 before).
   std::int64_t id() const { return run_id_; }
 
-  // A verdict reduced to the controller's numbers: the geometric mean of the visible workloads' medians and the
-  // median of their relative spreads (interquartile range over median).
-  static Measured measure(std::int64_t candidate_id, const judge::CandidateVerdict& verdict);
-
  private:
   struct State;
   void choose_template();
@@ -148,15 +145,15 @@ class Run {
   // Agent `index`'s next proposal, none of `taken`; it may change the agent's strategy (an event).
   std::optional<Proposal> propose_for(std::size_t index, const std::set<Knobs>& taken);
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
-  Verdict judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
+  Decision judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
                            const ModelUsage& usage = {});
   RunSummary loop();
   RunSummary finish(const std::string& status, const std::string& reason);
   // Counts a judged candidate in its agent's record.
-  void count_for_agent(const std::string& agent, Verdict decision, const std::string& outcome, const Measured& measured);
+  void count_for_agent(const std::string& agent, Decision decision, const std::string& outcome, const Measured& measured);
   // The summary so far, to the snapshot callback.
   void tell_snapshot();
-  void event(const std::string& kind, const nlohmann::json& payload);
+  void event(const journal::Event& event);
 
   const task::Task& task_;
   RunOptions options_;

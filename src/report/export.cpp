@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "engine/journal.h"
 #include "judge/abi_header.h"
 #include "judge/build_cache.h"
 #include "judge/cpu_compiler.h"
@@ -353,12 +354,9 @@ std::optional<std::int64_t> best_candidate_of(const store::Store& store, const s
   if (const auto best = summary.find("best_candidate"); best != summary.end() && best->is_number_integer()) return best->get<std::int64_t>();
   // A run that was stopped: the last candidate its controller took as the incumbent.
   std::optional<std::int64_t> best;
-  for (const auto& event : store.events(run.id)) {
-    if (event.kind != "judged") continue;
-    const json payload = parse_or_empty(event.payload_json);
-    const std::string decision = payload.value("decision", "");
-    if ((decision == "first" || decision == "promoted") && payload.contains("candidate")) best = payload["candidate"].get<std::int64_t>();
-  }
+  for (const auto& entry : engine::journal::read(store, run.id))
+    if (const auto* judged = std::get_if<engine::journal::Judged>(&entry))
+      if (judged->decision == engine::Decision::first || judged->decision == engine::Decision::promoted) best = judged->candidate;
   return best;
 }
 

@@ -1,0 +1,184 @@
+#include "engine/journal.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "engine/measurement.h"
+
+namespace kernelarc::engine::journal {
+
+using nlohmann::json;
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+json measured_json(const Measured& m) {
+  return {{"passed", m.passed}, {"reason", m.reason}, {"time_ns", m.time_ns}, {"spread", m.spread}, {"sol_fraction", m.sol_fraction},
+          {"sol_score", m.sol_score ? json(*m.sol_score) : json()}};
+}
+
+Measured measured_from(std::int64_t number, const json& j) {
+  Measured m{number, j.at("passed").get<bool>(), j.at("reason").get<std::string>(), j.at("time_ns").get<double>(), j.at("spread").get<double>(), 0, std::nullopt};
+  m.sol_fraction = j.value("sol_fraction", 0.0);
+  if (j.contains("sol_score") && j.at("sol_score").is_number()) m.sol_score = j.at("sol_score").get<double>();
+  return m;
+}
+
+std::optional<ModelUsage> usage_in(const json& payload) {
+  if (!payload.contains("usage")) return std::nullopt;
+  return usage_from(payload.at("usage"));
+}
+
+json payload_of(const Event& event) {
+  return std::visit(
+      Overloaded{
+          [](const RunStarted& e) {
+            json agents = json::array();
+            for (const auto& seat : e.agents) agents.push_back({{"name", seat.agent}, {"strategy", seat.strategy}});
+            return json{{"config", e.config}, {"agents", agents}};
+          },
+          [](const RunResumed& e) { return json{{"judged", e.judged}, {"promotions", e.promotions}}; },
+          [](const BudgetExtended& e) { return json{{"from", e.from}, {"to", e.to}}; },
+          [](const Judged& e) {
+            json p = {{"number", e.number}, {"candidate", e.candidate}, {"agent", e.agent}, {"strategy", e.strategy},
+                      {"knobs", e.knobs}, {"decision", decision_name(e.decision)}};
+            if (e.source) p["source"] = *e.source;
+            if (e.usage) p["usage"] = usage_json(*e.usage);
+            p["judge_seconds"] = e.judge_seconds;
+            p["phase_seconds"] = e.phase_seconds;
+            if (!e.conditions.is_null()) p["conditions"] = e.conditions;
+            if (!e.measurement_warnings.empty()) p["measurement_warnings"] = e.measurement_warnings;
+            return p;
+          },
+          [](const Promoted& e) { return json{{"candidate", e.candidate}, {"agent", e.agent}, {"from_ns", e.from_ns}, {"to_ns", e.to_ns}}; },
+          [](const Sandbox& e) { return e.walls; },
+          [](const StartMeasuredAgain& e) {
+            json p = {{"candidate", e.candidate}, {"measured", measured_json(e.measured)}, {"first_ns", e.first_ns}, {"judge_seconds", e.judge_seconds}};
+            if (!e.measurement_warnings.empty()) p["measurement_warnings"] = e.measurement_warnings;
+            return p;
+          },
+          [](const RunFinished& e) { return e.result; },
+          [](const ProposalFailed& e) {
+            json p = {{"agent", e.agent}, {"strategy", e.strategy}, {"why", e.why}, {"in_a_row", e.in_a_row}, {"retired", e.retired}};
+            if (e.usage) p["usage"] = usage_json(*e.usage);
+            return p;
+          },
+          [](const ProposalsDiscarded& e) {
+            json usage = json::object();
+            for (const auto& [agent, spent] : e.usage) usage[agent] = usage_json(spent);
+            return json{{"usage", usage}};
+          },
+          [](const AgentReassigned& e) {
+            return json{{"agent", e.agent}, {"from", e.from}, {"to", e.to}, {"judged", e.judged}, {"reason", e.reason}};
+          },
+          [](const Plateau& e) {
+            json action = {{"strategies_rotated", true}};
+            if (e.restart_from) action["restart_from"] = *e.restart_from;
+            return json{{"judged", e.judged}, {"window", e.window}, {"min_gain", e.min_gain}, {"history_size", e.history_size},
+                        {"strategies", e.strategies}, {"action", action}};
+          },
+      },
+      event);
+}
+
+std::vector<std::string> warnings_in(const json& payload) {
+  return payload.contains("measurement_warnings") ? payload.at("measurement_warnings").get<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+Event event_from(const std::string& kind, const json& p, const std::map<std::int64_t, store::CandidateRecord>& candidates,
+                 const store::Store& store) {
+  if (kind == "run_started") {
+    RunStarted e{p.at("config"), {}};
+    for (const auto& seat : p.at("agents")) e.agents.push_back({seat.at("name").get<std::string>(), seat.at("strategy").get<std::string>()});
+    return e;
+  }
+  if (kind == "run_resumed") return RunResumed{p.at("judged").get<int>(), p.at("promotions").get<int>()};
+  if (kind == "budget_extended") return BudgetExtended{p.at("from").get<int>(), p.at("to").get<int>()};
+  if (kind == "judged") {
+    Judged e;
+    e.number = p.at("number").get<std::int64_t>();
+    e.candidate = p.at("candidate").get<std::int64_t>();
+    e.agent = p.at("agent").get<std::string>();
+    e.strategy = p.value("strategy", "");
+    e.knobs = p.at("knobs").get<Knobs>();
+    const auto decision = parse_decision(p.at("decision").get<std::string>());
+    if (!decision) throw std::runtime_error(fmt::format("unknown decision {}", p.at("decision").dump()));
+    e.decision = *decision;
+    if (p.contains("source")) e.source = p.at("source").get<std::string>();
+    e.usage = usage_in(p);
+    e.judge_seconds = p.value("judge_seconds", 0.0);
+    e.phase_seconds = p.value("phase_seconds", json());
+    e.conditions = p.value("conditions", json());
+    e.measurement_warnings = warnings_in(p);
+    const auto found = candidates.find(e.candidate);
+    if (found == candidates.end()) throw std::runtime_error(fmt::format("candidate {} is not in the store", e.candidate));
+    auto measurements = recorded_measurements(store, found->second, e.number);
+    e.measured = measurements.first;
+    e.measured_again = measurements.again;
+    return e;
+  }
+  if (kind == "promoted")
+    return Promoted{p.at("candidate").get<std::int64_t>(), p.at("agent").get<std::string>(), p.at("from_ns").get<double>(), p.at("to_ns").get<double>()};
+  if (kind == "sandbox") return Sandbox{p};
+  if (kind == "start_measured_again") {
+    const auto candidate = p.at("candidate").get<std::int64_t>();
+    return StartMeasuredAgain{candidate, measured_from(1, p.at("measured")), p.at("first_ns").get<double>(), p.value("judge_seconds", 0.0),
+                              warnings_in(p)};
+  }
+  if (kind == "run_finished") return RunFinished{p};
+  if (kind == "proposal_failed")
+    return ProposalFailed{p.at("agent").get<std::string>(), p.value("strategy", ""), p.value("why", ""), p.value("in_a_row", 0),
+                          p.value("retired", false), usage_in(p)};
+  if (kind == "proposals_discarded") {
+    ProposalsDiscarded e;
+    for (const auto& [agent, usage] : p.at("usage").items()) e.usage[agent] = usage_from(usage);
+    return e;
+  }
+  if (kind == "agent_reassigned")
+    return AgentReassigned{p.at("agent").get<std::string>(), p.at("from").get<std::string>(), p.at("to").get<std::string>(), p.value("judged", 0),
+                           p.value("reason", "")};
+  if (kind == "plateau") {
+    Plateau e{p.at("judged").get<int>(), p.at("window").get<std::size_t>(), p.at("min_gain").get<double>(), p.at("history_size").get<std::size_t>(),
+              p.at("strategies").get<std::vector<std::string>>(), std::nullopt};
+    if (p.contains("action") && p.at("action").contains("restart_from")) e.restart_from = p.at("action").at("restart_from").get<std::int64_t>();
+    return e;
+  }
+  throw std::runtime_error("an event of unknown kind (written by a newer kernelarc?)");
+}
+
+}  // namespace
+
+std::vector<std::string> RunStarted::strategies() const { return config.at("strategies").get<std::vector<std::string>>(); }
+
+const char* kind_of(const Event& event) {
+  static constexpr const char* kKinds[] = {"run_started", "run_resumed", "budget_extended", "judged", "promoted", "sandbox",
+                                           "start_measured_again", "run_finished", "proposal_failed", "proposals_discarded",
+                                           "agent_reassigned", "plateau"};
+  static_assert(std::size(kKinds) == std::variant_size_v<Event>);
+  return kKinds[event.index()];
+}
+
+void write(store::Store& store, std::int64_t run_id, const Event& event) {
+  store.add_event({0, run_id, kind_of(event), payload_of(event).dump(), ""});
+}
+
+std::vector<Event> read(const store::Store& store, std::int64_t run_id) {
+  std::map<std::int64_t, store::CandidateRecord> candidates;
+  for (auto& candidate : store.candidates(run_id)) candidates.emplace(candidate.id, std::move(candidate));
+  std::vector<Event> events;
+  for (const auto& record : store.events(run_id)) {
+    try {
+      events.push_back(event_from(record.kind, json::parse(record.payload_json), candidates, store));
+    } catch (const std::exception& error) {
+      throw std::runtime_error(fmt::format("run {}'s journal cannot be read at event {} ({}): {}", run_id, record.id, record.kind, error.what()));
+    }
+  }
+  return events;
+}
+
+}  // namespace kernelarc::engine::journal
