@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -55,6 +56,8 @@ int serve(const ServeArguments& args) {
   }
   httplib::Server server;
   const std::string path = store_path.string();
+  // Set on Ctrl-C: open event streams end at their next poll, so stopping never waits on a client that stays.
+  auto stopping = std::make_shared<std::atomic<bool>>(false);
   server.Get("/", [path](const httplib::Request&, httplib::Response& response) {
     try {
       response.set_content(report::runs_page_html(store::RunReader::open(path), path), "text/html; charset=utf-8");
@@ -81,7 +84,7 @@ int serve(const ServeArguments& args) {
       send_error(response, 500, error.what());
     }
   });
-  server.Get(R"(/events/(\d+))", [path](const httplib::Request& request, httplib::Response& response) {
+  server.Get(R"(/events/(\d+))", [path, stopping](const httplib::Request& request, httplib::Response& response) {
     const auto run_id = run_id_of(request).value_or(0);
     std::int64_t after = 0;
     if (request.has_param("after")) {
@@ -97,9 +100,10 @@ int serve(const ServeArguments& args) {
       return send_error(response, 500, error.what());
     }
     response.set_header("Cache-Control", "no-cache");
-    response.set_chunked_content_provider("text/event-stream", [path, run_id, after, quiet_since = std::chrono::steady_clock::now()](
+    response.set_chunked_content_provider("text/event-stream", [path, run_id, after, stopping, quiet_since = std::chrono::steady_clock::now()](
                                                                    std::size_t, httplib::DataSink& sink) mutable {
       // One poll per call: new events out, else a keep-alive now and then; false (the stream ends) once the client left.
+      if (*stopping) return false;
       try {
         const auto reader = store::RunReader::open(path);
         std::string out;
@@ -138,6 +142,7 @@ int serve(const ServeArguments& args) {
   std::thread listener([&server] { server.listen_after_bind(); });
   int received = 0;
   sigwait(&signals, &received);
+  *stopping = true;
   server.stop();
   listener.join();
   fmt::print(stderr, "kernelarc serve: stopped\n");

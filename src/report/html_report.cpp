@@ -426,7 +426,10 @@ RunData load_run(const store::RunReader& reader, std::int64_t run_id) {
         u.requests += j.value("requests", std::int64_t{0}), u.failures += j.value("failures", std::int64_t{0});
         u.tokens_in += j.value("tokens_in", std::int64_t{0}), u.tokens_out += j.value("tokens_out", std::int64_t{0}), u.cost_usd += j.value("cost_usd", 0.0);
       }
-      if (p.contains("candidate") && p["candidate"].is_number_integer()) judged[p["candidate"].get<std::int64_t>()] = std::move(p);
+      if (p.contains("candidate") && p["candidate"].is_number_integer()) {
+        const auto id = p["candidate"].get<std::int64_t>();  // before the move: the right side of = is evaluated first
+        judged[id] = std::move(p);
+      }
     } else {
       if (e.kind == "proposal_failed" || e.kind == "proposals_discarded") {
         const json p = parse_or_empty(e.payload_json);
@@ -487,10 +490,11 @@ RunData load_run(const store::RunReader& reader, std::int64_t run_id) {
   // The best: the summary's, else the last promoted, else a passing start (an evaluation's one candidate).
   const json summary = parse_or_empty(d.run.summary_json);
   std::optional<std::int64_t> best_id;
-  if (summary.is_object() && summary.value("best_candidate", json()).is_number_integer()) best_id = summary["best_candidate"].get<std::int64_t>();
+  const bool summary_names_best = summary.is_object() && summary.value("best_candidate", json()).is_number_integer();
+  if (summary_names_best) best_id = summary["best_candidate"].get<std::int64_t>();
   for (const auto& c : d.candidates) {
     if (c.decision == "first" || (d.run.kind == "eval" && !d.start_id)) d.start_id = c.id;
-    if (!summary.contains("best_candidate") && c.passed && (c.decision == "first" || c.decision == "promoted" || c.decision == "eval")) best_id = c.id;
+    if (!summary_names_best && c.passed && (c.decision == "first" || c.decision == "promoted" || c.decision == "eval")) best_id = c.id;
   }
   if (best_id) d.best = reader.candidate(*best_id);
   if (d.best && d.best->run_id != run_id) d.best.reset();

@@ -82,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{{"report"}, "kernelarc report: runs is required\n  kernelarc help report says more\n"},
         UsageCase{{"report", "0"}, "kernelarc report: runs must be at least 1 (got 0)\n  kernelarc help report says more\n"},
         UsageCase{{"serve", "--port", "70000"}, "kernelarc serve: --port must be at most 65535 (got 70000)\n  kernelarc help serve says more\n"},
-        UsageCase{{"board", "--json", "--csv"}, "kernelarc board: --csv excludes --json\n  kernelarc help board says more\n"},
+        UsageCase{{"board", "--json", "--csv"}, "kernelarc board: --json excludes --csv\n  kernelarc help board says more\n"},
         UsageCase{{"completion", "fish"}, "kernelarc completion: shell must be one of bash, zsh (got \"fish\")\n  kernelarc help completion says more\n"},
         UsageCase{{"--config", "/nonexistent/kernelarc.json", "tasks"},
                   "kernelarc: the configuration file /nonexistent/kernelarc.json does not exist (given by --config)\n"}));

@@ -63,8 +63,13 @@ TEST_F(HtmlReportTest, ShowsTheRunItsChartsAndTheBestSource) {
   const std::string html = run_report_html(data);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_THAT(html, Not(HasSubstr("<script")));
-  EXPECT_THAT(html, Not(HasSubstr("http://")));  // nothing loaded from outside (the SVG namespace is https-free too)
-  EXPECT_THAT(html, Not(HasSubstr("https://")));
+  // Nothing loaded from outside: the only URL is the SVG namespace, a name that is never fetched.
+  std::string without_namespace = html;
+  for (auto at = without_namespace.find("xmlns=\"http://www.w3.org/2000/svg\""); at != std::string::npos;
+       at = without_namespace.find("xmlns=\"http://www.w3.org/2000/svg\""))
+    without_namespace.erase(at, 34);
+  EXPECT_THAT(without_namespace, Not(HasSubstr("http://")));
+  EXPECT_THAT(without_namespace, Not(HasSubstr("https://")));
   // Candidates chart: 4 correct candidates as dots, 3 incumbents (start and two promotions) as markers.
   EXPECT_EQ(chart_points(html, "best-time-candidates"), std::make_pair(std::size_t{7}, std::size_t{7}));
   EXPECT_EQ(chart_points(html, "best-time-wall"), std::make_pair(std::size_t{3}, std::size_t{3}));
