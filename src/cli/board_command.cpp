@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/csv_output.h"
 #include "cli/option_checks.h"
 #include "cli/options.h"
 #include "report/board_printer.h"
@@ -22,6 +23,7 @@ struct BoardArguments {
   std::int64_t run_id = 0;
   std::size_t limit = 0;
   bool json_output = false;
+  bool csv_output = false;
   std::string store;
 };
 
@@ -48,6 +50,10 @@ int run_board(const BoardArguments& args) {
     const auto entries = report::board_entries(store, query);
     if (args.json_output) {
       std::cout << report::board_json(entries).dump(2) << std::endl;
+    } else if (args.csv_output) {
+      std::cout << csv_table(report::board_json(entries), {"id", "run", "task", "workload_class", "strategy", "change", "outcome", "effect", "lesson",
+                                                           "created_at"})
+                << std::flush;
     } else if (entries.empty()) {
       fmt::print(stderr, "kernelarc board: no conclusions{}{} in {}\n", args.task.empty() ? "" : " on task " + args.task,
                  args.run_id > 0 ? fmt::format(" of run {}", args.run_id) : "", store_path.string());
@@ -69,7 +75,8 @@ CLI::App* add_board_command(CLI::App& app, int& exit_code) {
   command->add_option("--task", args->task, "Only this task's conclusions");
   command->add_option("--run", args->run_id, "Only this run's conclusions")->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
   command->add_option("--limit", args->limit, "The newest N (default: all)")->check(whole_number(0));
-  command->add_flag("--json", args->json_output, "Print a JSON array instead of the table");
+  auto* json_flag = command->add_flag("--json", args->json_output, "Print a JSON array instead of the table");
+  command->add_flag("--csv", args->csv_output, "Print CSV (a header line, one row per conclusion) instead of the table")->excludes(json_flag);
   command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
   command->callback([args, &exit_code] { exit_code = run_board(*args); });
   return command;

@@ -18,6 +18,8 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code);
 CLI::App* add_runs_command(CLI::App& app, int& exit_code);
 CLI::App* add_export_command(CLI::App& app, int& exit_code);
 CLI::App* add_board_command(CLI::App& app, int& exit_code);
+CLI::App* add_report_command(CLI::App& app, int& exit_code);
+CLI::App* add_serve_command(CLI::App& app, int& exit_code);
 CLI::App* add_help_command(CLI::App& app, int& exit_code);
 CLI::App* add_completion_command(CLI::App& app, int& exit_code);
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/csv_output.h"
 #include "cli/option_checks.h"
 #include "cli/options.h"
 #include "common/closest_name.h"
@@ -32,6 +33,7 @@ struct EvalArguments {
   std::string template_name;
   std::string device = "cpu";
   bool json_output = false;
+  bool csv_output = false;
   bool quiet = false;
   std::string store;
   std::vector<std::string> knobs;
@@ -322,6 +324,22 @@ int run_eval(const EvalArguments& args) {
       for (const auto& row : verdict.workloads) out["workloads"].push_back(engine::workload_json(row));
       if (!store_error.empty()) out["store_error"] = store_error;
       std::cout << out.dump(2) << std::endl;
+    } else if (args.csv_output) {
+      // One row per workload, the nested timing and roofline flattened into columns.
+      json rows = json::array();
+      for (const auto& row : verdict.workloads) {
+        const json w = engine::workload_json(row);
+        json flat = {{"workload", w.at("uuid")}, {"held_out", w.at("held_out")}, {"status", w.at("status")}, {"reason", w.at("reason")},
+                     {"baseline_ns", w.value("baseline_ns", json())}, {"score", w.value("score", json())}};
+        if (w.contains("timing"))
+          for (const char* key : {"median_ns", "min_ns", "q1_ns", "q3_ns"}) flat[key] = w["timing"].value(key, json());
+        if (w.contains("roofline"))
+          for (const char* key : {"sol_ns", "flops", "bytes", "bound"}) flat[key] = w["roofline"].value(key, json());
+        rows.push_back(std::move(flat));
+      }
+      std::cout << csv_table(rows, {"workload", "held_out", "status", "median_ns", "min_ns", "q1_ns", "q3_ns", "sol_ns", "flops", "bytes", "bound",
+                                    "baseline_ns", "score", "reason"})
+                << std::flush;
     } else {
       print_table(task, verdict, peaks);
       for (const auto& row : verdict.workloads)
@@ -354,7 +372,9 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
                       "first template for the device)");
   command->add_option("--template", args->template_name, "Judge this template of the task (kernelarc tasks lists them)");
   command->add_option("--device", args->device, "cpu or cuda:N")->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
-  command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");
+  auto* json_flag = command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");
+  command->add_flag("--csv", args->csv_output, "Print CSV, one row per workload (its timing and roofline as columns), instead of the table")
+      ->excludes(json_flag);
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
   command->add_option("--store", args->store, "The run store (SQLite; default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
   command->add_option("--knob", args->knobs, "NAME=VALUE, defined for the candidate's build (repeatable)");

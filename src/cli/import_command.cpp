@@ -14,7 +14,7 @@ namespace kernelarc::cli {
 
 namespace {
 
-int import_problems(const std::string& argument, bool json_output) {
+int import_problems(const std::string& argument, const std::string& format) {
   namespace fs = std::filesystem;
   const fs::path root = argument;
   std::error_code error;
@@ -36,7 +36,7 @@ int import_problems(const std::string& argument, bool json_output) {
     return kExitUsage;
   }
   std::sort(directories.begin(), directories.end());
-  const int broken = print_task_table(directories, json_output, "import");
+  const int broken = print_task_table(directories, format, "import");
   fmt::print(stderr, "{} problem(s) under {}: {} load{}\n", directories.size(), root.string(), directories.size() - static_cast<std::size_t>(broken),
              broken ? fmt::format(", {} do not (said above)", broken) : "");
   return broken ? kExitFailed : kExitOk;
@@ -48,9 +48,13 @@ CLI::App* add_import_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("import", "List a directory of SOL-ExecBench problems as tasks (kernelarc run takes any of them)");
   auto directory = std::make_shared<std::string>();
   auto json_output = std::make_shared<bool>(false);
+  auto csv_output = std::make_shared<bool>(false);
   command->add_option("directory", *directory, "The problems: one folder each with definition.json and workload.jsonl, at any depth")->required();
-  command->add_flag("--json", *json_output, "Print JSON");
-  command->callback([directory, json_output, &exit_code] { exit_code = import_problems(*directory, *json_output); });
+  auto* json_flag = command->add_flag("--json", *json_output, "Print JSON");
+  command->add_flag("--csv", *csv_output, "Print CSV (a header line, one row per task)")->excludes(json_flag);
+  command->callback([directory, json_output, csv_output, &exit_code] {
+    exit_code = import_problems(*directory, *json_output ? "json" : *csv_output ? "csv" : "table");
+  });
   return command;
 }
 

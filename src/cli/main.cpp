@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   cli::add_import_command(app, exit_code);
   cli::add_export_command(app, exit_code);
   cli::add_board_command(app, exit_code);
+  cli::add_report_command(app, exit_code);
+  cli::add_serve_command(app, exit_code);
   cli::add_calibrate_command(app, exit_code);
   cli::add_help_command(app, exit_code);
   cli::add_completion_command(app, exit_code);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/csv_output.h"
 #include "cli/option_checks.h"
 #include "cli/options.h"
 #include "common/units.h"
@@ -86,14 +87,7 @@ int list_runs(const RunsArguments& args) {
     } else if (args.format == "csv") {
       const std::vector<std::string> columns = {"id", "kind", "task", "device", "status", "started_at", "finished_at", "judged", "budget",
                                                 "start_ns", "best_ns", "best_candidate", "passed"};
-      std::string out;
-      for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + columns[i];
-      out += "\n";
-      for (const auto& row : rows) {
-        for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + cell(row.value(columns[i], json()));
-        out += "\n";
-      }
-      std::cout << out << std::flush;
+      std::cout << csv_table(rows, columns) << std::flush;
     } else if (rows.empty()) {
       fmt::print(stderr, "kernelarc runs: no runs{}{}{} in {}\n", args.task.empty() ? "" : " of task " + args.task,
                  args.status.empty() ? "" : " with status " + args.status, args.kind.empty() ? "" : " of kind " + args.kind, store_path.string());
@@ -125,6 +119,9 @@ CLI::App* add_runs_command(CLI::App& app, int& exit_code) {
       ->check(one_of({"running", "interrupted", "finished", "failed", "passed"}));
   command->add_option("--kind", args->kind, "Only runs (kernelarc run) or evaluations (kernelarc eval)")->check(one_of({"run", "eval"}));
   command->add_option("--format", args->format, "table, json or csv")->check(one_of({"table", "json", "csv"}))->capture_default_str();
+  // --json and --csv as every other listing has them: short for --format json and --format csv.
+  command->add_flag_callback("--json", [args] { args->format = "json"; }, "Print JSON (--format json)");
+  command->add_flag_callback("--csv", [args] { args->format = "csv"; }, "Print CSV (--format csv)");
   command->add_option("--limit", args->limit, "The newest N (default: all)")->check(whole_number(0));
   command->add_option("--store", args->store, "The run store (default $KERNELARC_STORE or ~/.local/share/kernelarc/runs.db)");
   command->callback([args, &exit_code] { exit_code = list_runs(*args); });

@@ -8,12 +8,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/csv_output.h"
 #include "judge/input_range_check.h"
 #include "task/task.h"
 
 namespace kernelarc::cli {
 
-int print_task_table(const std::vector<std::filesystem::path>& directories, bool json_output, const std::string& command) {
+int print_task_table(const std::vector<std::filesystem::path>& directories, const std::string& format, const std::string& command) {
+  const bool json_output = format != "table";
   nlohmann::json out = nlohmann::json::array();
   int broken = 0;
   if (!json_output)
@@ -44,7 +46,10 @@ int print_task_table(const std::vector<std::filesystem::path>& directories, bool
       fmt::print(stderr, "kernelarc {}: {}\n", command, error.what());
     }
   }
-  if (json_output) std::cout << out.dump(2) << std::endl;
+  if (format == "json") std::cout << out.dump(2) << std::endl;
+  if (format == "csv")
+    std::cout << csv_table(out, {"name", "op_type", "path", "workloads", "held_out", "native_reference", "pytorch_reference", "templates", "description"})
+              << std::flush;
   std::fflush(stdout);  // the table before whatever the caller says on stderr next
   return broken;
 }

@@ -8,8 +8,9 @@
 
 namespace kernelarc::cli {
 
-// Prints one row per directory (a JSON array with --json); a directory that does not load is named on stderr with
+// Prints one row per directory (a JSON array with --json, CSV with --csv); a directory that does not load is named on stderr with
 // why. Returns how many did not load.
-int print_task_table(const std::vector<std::filesystem::path>& directories, bool json_output, const std::string& command);
+// `format`: "table", "json" or "csv".
+int print_task_table(const std::vector<std::filesystem::path>& directories, const std::string& format, const std::string& command);
 
 }  // namespace kernelarc::cli

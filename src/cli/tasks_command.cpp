@@ -10,7 +10,7 @@ namespace kernelarc::cli {
 
 namespace {
 
-int list_tasks(bool json_output) {
+int list_tasks(const std::string& format) {
   namespace fs = std::filesystem;
   const fs::path root = builtin_tasks_directory();
   if (!fs::is_directory(root)) {
@@ -18,7 +18,7 @@ int list_tasks(bool json_output) {
     return kExitUsage;
   }
   const auto directories = task::task_directories(root);
-  const int broken = print_task_table(directories, json_output, "tasks");
+  const int broken = print_task_table(directories, format, "tasks");
   return broken ? kExitFailed : kExitOk;
 }
 
@@ -27,8 +27,10 @@ int list_tasks(bool json_output) {
 CLI::App* add_tasks_command(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("tasks", "List the built-in tasks");
   auto json_output = std::make_shared<bool>(false);
-  command->add_flag("--json", *json_output, "Print JSON");
-  command->callback([json_output, &exit_code] { exit_code = list_tasks(*json_output); });
+  auto csv_output = std::make_shared<bool>(false);
+  auto* json_flag = command->add_flag("--json", *json_output, "Print JSON");
+  command->add_flag("--csv", *csv_output, "Print CSV (a header line, one row per task)")->excludes(json_flag);
+  command->callback([json_output, csv_output, &exit_code] { exit_code = list_tasks(*json_output ? "json" : *csv_output ? "csv" : "table"); });
   return command;
 }
 

@@ -52,7 +52,7 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{{"run", "softmax", "--zzzzzz"}, "kernelarc run: unknown option --zzzzzz\n  kernelarc help run lists the options\n"},
         UsageCase{{"runn", "softmax"},
                   "kernelarc: unknown command \"runn\" (did you mean run?)\n  the commands: run, runs, eval, tasks, import, export, board, "
-                  "calibrate, help, completion (kernelarc help COMMAND says more)\n"},
+                  "report, serve, calibrate, help, completion (kernelarc help COMMAND says more)\n"},
         UsageCase{{"--devcie", "cpu", "run"},
                   "kernelarc: unknown option --devcie (did you mean --device?); a command's options go after it (kernelarc COMMAND "
                   "--device...)\n  kernelarc help lists the commands\n"},
@@ -74,11 +74,15 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{{"run"}, "kernelarc run: TASK or --resume RUN_ID is required\n  kernelarc help run says more\n"},
         UsageCase{{"eval", "softmax", "a.cpp", "extra"}, "kernelarc eval: unexpected argument extra\n  kernelarc help eval says more\n"},
         UsageCase{{},
-                  "kernelarc: give a command: run, runs, eval, tasks, import, export, board, calibrate, help, completion\n"
+                  "kernelarc: give a command: run, runs, eval, tasks, import, export, board, report, serve, calibrate, help, completion\n"
                   "  kernelarc help says more\n"},
         UsageCase{{"help", "verdicts"},
                   "kernelarc help: no command or topic \"verdicts\" (did you mean verdict?)\n  commands: run, runs, eval, tasks, import, "
-                  "export, board, calibrate, help, completion\n  topics: config, environment, exit-codes, verdict\n"},
+                  "export, board, report, serve, calibrate, help, completion\n  topics: config, environment, exit-codes, verdict\n"},
+        UsageCase{{"report"}, "kernelarc report: runs is required\n  kernelarc help report says more\n"},
+        UsageCase{{"report", "0"}, "kernelarc report: runs must be at least 1 (got 0)\n  kernelarc help report says more\n"},
+        UsageCase{{"serve", "--port", "70000"}, "kernelarc serve: --port must be at most 65535 (got 70000)\n  kernelarc help serve says more\n"},
+        UsageCase{{"board", "--json", "--csv"}, "kernelarc board: --json excludes --csv\n  kernelarc help board says more\n"},
         UsageCase{{"completion", "fish"}, "kernelarc completion: shell must be one of bash, zsh (got \"fish\")\n  kernelarc help completion says more\n"},
         UsageCase{{"--config", "/nonexistent/kernelarc.json", "tasks"},
                   "kernelarc: the configuration file /nonexistent/kernelarc.json does not exist (given by --config)\n"}));
@@ -177,7 +181,7 @@ TEST(TaskFileTest, AnUnknownKnobOrABrokenKnobConstraintIsRefusedBeforeAnythingIs
 }
 
 TEST(HelpTest, EveryTopicAndCommandHasAPage) {
-  for (const char* topic : {"verdict", "environment", "config", "exit-codes", "run", "eval", "runs", "export"}) {
+  for (const char* topic : {"verdict", "environment", "config", "exit-codes", "run", "eval", "runs", "export", "report", "serve"}) {
     const auto result = kernelarc({"help", topic});
     EXPECT_EQ(result.exit_code, 0) << topic << ": " << result.output;
     EXPECT_GT(result.output.size(), 200u) << topic;
@@ -190,9 +194,9 @@ TEST(HelpTest, EveryTopicAndCommandHasAPage) {
 TEST(CompletionTest, BashCompletesCommandsOptionsAndTaskNames) {
   const std::string script = std::string("source <(\"") + KERNELARC_BINARY + "\" completion bash); complete() { :; }; "
                              "c() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _kernelarc; echo \"${COMPREPLY[*]}\"; }; "
-                             "c kernelarc ru; c kernelarc run --bud; c kernelarc eval soft; c kernelarc help verd";
+                             "c kernelarc ru; c kernelarc run --bud; c kernelarc eval soft; c kernelarc help verd; c kernelarc rep; c kernelarc board --cs";
   const auto result = common::run_command({"bash", "-c", script}, std::chrono::seconds(60));
-  EXPECT_EQ(result.output, "run runs\n--budget\nsoftmax softmax_bf16\nverdict\n");
+  EXPECT_EQ(result.output, "run runs\n--budget\nsoftmax softmax_bf16\nverdict\nreport\n--csv\n");
   const auto zsh = kernelarc({"completion", "zsh"});
   EXPECT_EQ(zsh.exit_code, 0);
   EXPECT_THAT(zsh.output, HasSubstr("#compdef kernelarc\n"));
