@@ -109,7 +109,7 @@ int serve(const ServeArguments& args) {
         std::string out;
         for (const auto& event : reader.events(run_id, after)) {
           after = event.id;
-          const auto j = report::live_event_json(event);
+          const auto j = report::live_event_json(reader, event);
           if (j.is_null()) continue;
           out += fmt::format("id: {}\nevent: {}\ndata: {}\n\n", event.id, j["kind"] == "judged" ? "judged" : "run", j.dump());
         }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "engine/measurement.h"
 #include "report/html_report.h"
 #include "report/svg_chart.h"
 
@@ -59,14 +60,25 @@ show();
 
 }  // namespace
 
-json live_event_json(const store::EventRecord& event) {
+// A judged candidate's time as the controller saw it, from its verdict rows (the journal keeps no copy): 0 when it
+// failed, its second measurement when it had one.
+static double judged_time_ns(const store::RunReader& reader, std::int64_t candidate_id) {
+  std::vector<engine::WorkloadNumbers> first, again;
+  for (const auto& row : reader.verdicts_of_candidate(candidate_id)) {
+    const json details = json::parse(row.details_json, nullptr, false);
+    engine::WorkloadNumbers w{row.workload_uuid, row.status, row.reason, row.held_out, row.median_ns, {}, {}, row.sol_ns, row.score};
+    (details.is_object() && details.contains("measurement") ? again : first).push_back(std::move(w));
+  }
+  const engine::Measured measured = engine::measure(0, true, "", first);
+  if (!measured.passed) return 0;
+  return again.empty() ? measured.time_ns : engine::measure(0, true, "", again).time_ns;
+}
+
+json live_event_json(const store::RunReader& reader, const store::EventRecord& event) {
   const json p = json::parse(event.payload_json, nullptr, false);
   if (p.is_discarded() || !p.is_object()) return nullptr;
   if (event.kind == "judged") {
-    double time = p.value("time_ns", 0.0);
-    if (p.contains("measured_again") && p["measured_again"].is_object() && p["measured_again"].value("time_ns", 0.0) > 0)
-      time = p["measured_again"]["time_ns"].get<double>();
-    if (p.contains("measured") && p["measured"].is_object() && !p["measured"].value("passed", true)) time = 0;
+    const double time = p.contains("candidate") && p["candidate"].is_number_integer() ? judged_time_ns(reader, p["candidate"].get<std::int64_t>()) : 0.0;
     return {{"id", event.id}, {"kind", "judged"}, {"number", p.value("number", json())}, {"candidate", p.value("candidate", json())},
             {"agent", p.value("agent", "")}, {"strategy", p.value("strategy", "")}, {"decision", p.value("decision", "")}, {"time_ns", time}};
   }
@@ -102,7 +114,7 @@ std::string live_page_html(const store::RunReader& reader, std::int64_t run_id) 
   std::vector<json> shown;
   for (const auto& e : reader.events(run_id)) {
     last_id = e.id;
-    const json j = live_event_json(e);
+    const json j = live_event_json(reader, e);
     if (j.is_null() || j["kind"] != "judged") continue;
     ++judged;
     if ((j["decision"] == "first" || j["decision"] == "promoted") && j["time_ns"].get<double>() > 0) best = j["time_ns"].get<double>();

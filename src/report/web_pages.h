@@ -18,6 +18,6 @@ std::string live_page_html(const store::RunReader& reader, std::int64_t run_id);
 
 // What the live page receives for one store event: {"id", "kind", ...} with, for a judged candidate, its number,
 // candidate id, agent, strategy, decision and time; null for an event the page does not show.
-nlohmann::json live_event_json(const store::EventRecord& event);
+nlohmann::json live_event_json(const store::RunReader& reader, const store::EventRecord& event);
 
 }  // namespace kernelarc::report

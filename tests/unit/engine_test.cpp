@@ -19,11 +19,11 @@ Measured correct(std::int64_t id, double time_ns, double spread = 0.01) { return
 
 TEST(ControllerTest, FirstCorrectCandidateIsTheIncumbentAndFailuresAreRejected) {
   Controller controller;
-  EXPECT_EQ(controller.consider({1, false, "INCORRECT_NUMERICAL", 0, 0}), Verdict::rejected);
+  EXPECT_EQ(controller.consider({1, false, "INCORRECT_NUMERICAL", 0, 0}), Decision::rejected);
   EXPECT_FALSE(controller.incumbent());
-  EXPECT_EQ(controller.consider(correct(2, 100)), Verdict::first);
+  EXPECT_EQ(controller.consider(correct(2, 100)), Decision::first);
   EXPECT_EQ(controller.incumbent()->candidate_id, 2);
-  EXPECT_EQ(controller.consider({3, false, "TIMEOUT", 0, 0}), Verdict::rejected);
+  EXPECT_EQ(controller.consider({3, false, "TIMEOUT", 0, 0}), Decision::rejected);
   EXPECT_EQ(controller.incumbent()->candidate_id, 2);
   EXPECT_EQ(controller.history(), (std::vector<double>{100, 100}));  // one entry per candidate judged once there was an incumbent
 }
@@ -31,8 +31,8 @@ TEST(ControllerTest, FirstCorrectCandidateIsTheIncumbentAndFailuresAreRejected) 
 TEST(ControllerTest, AWinInsideTheNoiseIsABackupNotAPromotion) {
   Controller controller;
   controller.consider(correct(1, 100, 0.05));
-  EXPECT_EQ(controller.consider(correct(2, 96, 0.01)), Verdict::backup) << "4% faster, but the incumbent's spread is 5%";
-  EXPECT_EQ(controller.consider(correct(3, 97, 0.06)), Verdict::backup);
+  EXPECT_EQ(controller.consider(correct(2, 96, 0.01)), Decision::backup) << "4% faster, but the incumbent's spread is 5%";
+  EXPECT_EQ(controller.consider(correct(3, 97, 0.06)), Decision::backup);
   EXPECT_EQ(controller.incumbent()->candidate_id, 1);
   ASSERT_EQ(controller.backups().size(), 2u);
   EXPECT_EQ(controller.backups().front().candidate_id, 2) << "fastest backup first";
@@ -41,25 +41,25 @@ TEST(ControllerTest, AWinInsideTheNoiseIsABackupNotAPromotion) {
 TEST(ControllerTest, AWinFarBeyondAHugeSpreadStillCounts) {
   Controller controller;
   controller.consider(correct(1, 1000, 1.5));  // a busy machine: the quartiles 150% of the median apart
-  EXPECT_EQ(controller.consider(correct(2, 500, 0.1)), Verdict::backup) << "2x faster is inside a 150% spread";
-  EXPECT_EQ(controller.consider(correct(3, 100, 0.1)), Verdict::measure_again) << "10x faster is not";
-  EXPECT_EQ(controller.confirm(correct(3, 110, 1.2)), Verdict::promoted);
+  EXPECT_EQ(controller.consider(correct(2, 500, 0.1)), Decision::backup) << "2x faster is inside a 150% spread";
+  EXPECT_EQ(controller.consider(correct(3, 100, 0.1)), Decision::measure_again) << "10x faster is not";
+  EXPECT_EQ(controller.confirm(correct(3, 110, 1.2)), Decision::promoted);
 }
 
 TEST(ControllerTest, PromotionNeedsASecondMeasurementThatStillWins) {
   Controller controller;
   controller.consider(correct(1, 100, 0.02));
-  EXPECT_EQ(controller.consider(correct(2, 80, 0.02)), Verdict::measure_again);
+  EXPECT_EQ(controller.consider(correct(2, 80, 0.02)), Decision::measure_again);
   EXPECT_EQ(controller.incumbent()->candidate_id, 1) << "not promoted before it is measured again";
   EXPECT_THROW(controller.consider(correct(3, 50)), std::logic_error);
-  EXPECT_EQ(controller.confirm(correct(2, 85, 0.02)), Verdict::promoted);
+  EXPECT_EQ(controller.confirm(correct(2, 85, 0.02)), Decision::promoted);
   EXPECT_EQ(controller.incumbent()->candidate_id, 2);
   EXPECT_DOUBLE_EQ(controller.incumbent()->time_ns, 85) << "the slower of the two measurements";
   EXPECT_EQ(controller.backups().front().candidate_id, 1) << "the old incumbent becomes a backup";
   EXPECT_DOUBLE_EQ(controller.history().back(), 85);
 
-  EXPECT_EQ(controller.consider(correct(4, 70, 0.02)), Verdict::measure_again);
-  EXPECT_EQ(controller.confirm(correct(4, 84, 0.02)), Verdict::backup) << "the second measurement is inside the noise";
+  EXPECT_EQ(controller.consider(correct(4, 70, 0.02)), Decision::measure_again);
+  EXPECT_EQ(controller.confirm(correct(4, 84, 0.02)), Decision::backup) << "the second measurement is inside the noise";
   EXPECT_EQ(controller.incumbent()->candidate_id, 2);
   EXPECT_THROW(controller.confirm(correct(4, 60)), std::logic_error) << "nothing waits for a second measurement";
 }
