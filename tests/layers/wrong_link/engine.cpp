@@ -1,0 +1,3 @@
+namespace kernelarc::engine {
+int judged_so_far() { return 1; }
+}  // namespace kernelarc::engine
