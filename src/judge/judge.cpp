@@ -213,6 +213,8 @@ SandboxPolicy Judge::oracle_candidate_policy(const task::SolutionCandidate& solu
     policy.signal_handlers = true;
     const auto system = compiler_system_paths();
     policy.read_only.insert(policy.read_only.end(), system.begin(), system.end());
+    const auto tools = program_folders({"ninja", "c++", "nvcc"});  // torch's extension build runs these by name
+    policy.read_only.insert(policy.read_only.end(), tools.begin(), tools.end());
     policy.read_only.insert(policy.read_only.end(), {"/sbin", "/usr/sbin", "/etc/alternatives", "/usr/local/bin", "/usr/local/cuda",
                                                      "/usr/local/cutlass"});
     if (const char* cutlass = std::getenv("CUTLASS_DIR"); cutlass && *cutlass) policy.read_only.emplace_back(cutlass);
