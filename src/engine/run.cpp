@@ -16,6 +16,7 @@
 #include "engine/journal.h"
 #include "engine/measurement.h"
 #include "engine/recording.h"
+#include "judge/backend.h"
 #include "judge/build_cache.h"
 
 namespace kernelarc::engine {
@@ -124,7 +125,8 @@ ProposalContext Run::context_for(std::size_t index, const Knobs& base, const std
 void Run::event(const journal::Event& event) { journal::write(store_, run_id_, event); }
 
 void Run::choose_template() {
-  const std::string device_kind = options_.device == "cpu" ? "cpu" : "cuda";
+  const auto device_name = judge::parse_device(options_.device);
+  const std::string device_kind = device_name ? device_name->kind : options_.device;  // a template's device
   for (const auto& tmpl : task_.definition.templates)
     if (options_.template_name.empty() ? (tmpl.device == device_kind && !tmpl.knobs.empty()) : tmpl.name == options_.template_name) {
       template_ = &tmpl;

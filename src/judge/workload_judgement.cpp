@@ -55,7 +55,7 @@ WorkloadJudgement::WorkloadJudgement(Judge& judge, const CandidateSource& candid
   }
   workload_seed_ = common::mix64(options_.seed ^ common::fnv1a64(workload.uuid));
   const int total_calls = options_.warmup + options_.iterations;
-  const bool timed_on_gpu = options_.time_candidates && options_.device != "cpu";
+  const bool timed_on_gpu = options_.time_candidates && judge.backend_.device_memory();
   layout_ = make_layout(judge.task_, resolved_, options_.time_candidates ? total_calls : 1, options_.input_pool_bytes,
                         timed_on_gpu ? kVariantsKept : 0);
   reference_layout_ = make_layout(judge.task_, resolved_, 1, options_.input_pool_bytes);
