@@ -3,21 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
-#include <condition_variable>
-#include <deque>
-#include <future>
-#include <mutex>
 #include <set>
 #include <vector>
 
 #include "common/hash.h"
 #include "common/units.h"
+#include "engine/candidate_source.h"
+#include "engine/feedback.h"
 #include "engine/journal.h"
+#include "engine/lesson.h"
 #include "engine/measurement.h"
+#include "engine/proposal_queue.h"
 #include "engine/recording.h"
 #include "judge/backend.h"
-#include "judge/build_cache.h"
 
 namespace kernelarc::engine {
 
@@ -26,15 +24,7 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads before each proposal
-constexpr int kFailuresBeforeRetiring = 3;    // proposals in a row that came to nothing
-constexpr std::size_t kFeedbackChars = 2500;  // of compile diagnostics kept for the agent
 constexpr const char* kStartHypothesis = "the template's knobs at their first values";
-
-std::string first_line(const std::string& text) {
-  const auto end = text.find('\n');
-  std::string line = text.substr(0, end);
-  return line.size() > 160 ? line.substr(0, 157) + "..." : line;
-}
 
 }  // namespace
 
@@ -53,64 +43,23 @@ struct Run::State {
   std::vector<int> failed_in_a_row;         // by agent
   std::vector<WorkloadTime> incumbent_times;
   std::size_t since_plateau = 0;
-  // Declared before `pending`, so they outlive it: a thread still asking a brain notifies them as it ends.
-  std::mutex answers_mutex;                 // with `answered`: an asynchronous brain has answered
-  std::condition_variable answered;
-  std::uint64_t answers = 0;
-  struct Pending {
-    Agent agent;  // as it was when it proposed (a plateau deals strategies again)
-    std::size_t index;
-    std::optional<Proposal> proposal;               // ready to judge
-    ModelUsage usage;                               // what making it cost
-    std::shared_ptr<Brain> brain;                   // an asynchronous brain still answering, with its answer to come
-    std::future<std::optional<Proposal>> answer;
-    std::future<void> asking;                       // the thread asking it
-    std::shared_future<void> built;  // valid when the compile pool builds it
-  };
-  std::deque<Pending> pending;  // proposals in flight, in the order they will be judged
+  ProposalQueue pending;
   std::optional<Knobs> restart_from;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
 
-ModelUsage RunSummary::usage() const {
-  ModelUsage total;
-  for (const auto& agent : agent_status) total += agent.usage;
-  return total;
-}
-
 Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, BrainFactory brains, store::Store& store, ProgressCallback progress)
     : task_(task), options_(std::move(options)), judge_(std::move(judge)), brain_factory_(std::move(brains)), store_(store), progress_(std::move(progress)) {}
 
-Run::~Run() {
-  // Stopped by an exception: the brains still answering stop soon, so the threads asking them end.
-  if (state_)
-    for (auto& p : state_->pending)
-      if (p.brain) p.brain->cancel();
-}
+Run::~Run() = default;  // the queue stops the brains still answering, so the threads asking them end
 
 void Run::build_ahead(BuildFunction build, unsigned threads) {
   build_ahead_ = std::move(build);
   build_threads_ = threads;
 }
 
-judge::CandidateSource Run::source_for(const Knobs& knobs) const {
-  judge::CandidateSource source;
-  source.knobs = knobs;
-  source.form = template_->form;
-  source.launch = template_->launch;
-  std::string text, origin = template_->name;
-  if (const auto own = knobs.find(kSourceKnob); own != knobs.end()) {
-    source.source = state_->sources.at(own->second);
-    source.knobs.erase(kSourceKnob);
-    origin = fmt::format("proposed-{:012x}", static_cast<std::uint64_t>(own->second) & 0xffffffffffffull);
-  } else {
-    source.source = judge::read_text_file(template_->source);
-  }
-  for (const auto& [name, value] : source.knobs) text += fmt::format("{}{}{}", text.empty() ? "" : "_", name, value);
-  source.name = fmt::format("{}.{}.{}", task_.definition.name, origin, text);
-  return source;
-}
+judge::CandidateSource Run::source_for(const Knobs& knobs) const { return candidate_source(task_, *template_, knobs, state_->sources); }
 
 ProposalContext Run::context_for(std::size_t index, const Knobs& base, const std::set<Knobs>& taken) const {
   const State& st = *state_;
@@ -154,28 +103,6 @@ void Run::deal_strategies(const std::vector<std::string>& strategies, std::uint6
   }
 }
 
-namespace {
-
-// What an agent is told about its last candidate: the verdict, why, the compiler's words, and the times that matter.
-std::string feedback_for(const std::string& hypothesis, const std::string& outcome, const Measured& measured,
-                         const judge::CandidateVerdict& verdict, double incumbent_ns) {
-  std::string text = fmt::format("Your last candidate ({}): {}.", hypothesis, outcome);
-  if (!measured.passed) text += "\nWhy: " + measured.reason;
-  if (!verdict.build.ok && !verdict.build.diagnostics.empty())
-    text += "\nCompiler output:\n" + verdict.build.diagnostics.substr(0, kFeedbackChars);
-  if (!verdict.build.resources.empty()) text += "\nResources per kernel (registers, shared memory, spills): " + verdict.build.resources.dump();
-  if (measured.passed)
-    text += fmt::format("\nIts geometric-mean time {} against the incumbent's {} ({}), measured spread {:.1f}%.",
-                        common::format_time_ns(measured.time_ns), common::format_time_ns(incumbent_ns),
-                        common::speed_ratio(incumbent_ns, measured.time_ns), 100 * measured.spread);
-  for (const auto& row : verdict.workloads)
-    if (row.status == judge::Status::passed && row.timing && !row.held_out)
-      text += fmt::format("\n  {}: {}", row.uuid, common::format_time_ns(row.timing->median_ns));
-  return text;
-}
-
-}  // namespace
-
 Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
                               const ModelUsage& usage) {
   State& st = *state_;
@@ -203,18 +130,7 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
   if (proposer == "start") st.summary.start = measured;
   if (decision == Decision::promoted) ++st.summary.promotions;
 
-  const double effect = measured.passed && incumbent_ns > 0 ? (incumbent_ns - measured.time_ns) / incumbent_ns : 0;
-  std::string outcome = decision_name(decision), lesson;
-  if (decision == Decision::rejected) {
-    outcome = "rejected: " + measured.reason.substr(0, measured.reason.find(' '));
-    lesson = fmt::format("{} fails: {}", hypothesis, measured.reason);
-  } else if (decision == Decision::promoted) {
-    lesson = fmt::format("{} is {}: keep it", hypothesis, common::effect_ratio(effect));
-  } else if (measured_again) {
-    lesson = fmt::format("{} was {} once, not when measured again: noise", hypothesis, common::effect_ratio(effect));
-  } else {
-    lesson = fmt::format("{} is correct but {} (not faster beyond the noise)", hypothesis, common::effect_ratio(effect));
-  }
+  const Lesson lesson = lesson_of(hypothesis, decision, measured, measured_again.has_value(), incumbent_ns);
   std::vector<std::string> warnings = verdict.measurement_warnings;
   if (again) warnings.insert(warnings.end(), again->measurement_warnings.begin(), again->measurement_warnings.end());
   st.summary.measurement_warnings += !warnings.empty();
@@ -231,7 +147,7 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
       judged.conditions = {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)}};
     event(judged);
     if (decision == Decision::first) return;
-    Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, outcome, effect, lesson, 0};
+    Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, lesson.outcome, lesson.effect, lesson.lesson, 0};
     st.board.add(conclusion);
     store_.add_conclusion({0, run_id_, conclusion.task, conclusion.workload_class, conclusion.strategy, conclusion.change,
                            conclusion.outcome, conclusion.effect, conclusion.lesson, ""});
@@ -244,22 +160,12 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
     st.summary.sandbox = verdict.sandbox;
     event(journal::Sandbox{verdict.sandbox});
   }
-  count_for_agent(proposer, decision, outcome, measured_again ? *measured_again : measured);
+  count_judged(st.summary.agent_status, proposer, decision, lesson.outcome, measured_again ? *measured_again : measured, st.store_id_of);
   for (auto& status : st.summary.agent_status)
     if (status.name == proposer) status.usage += usage;
-  if (decision == Decision::first || decision == Decision::promoted) {
-    st.incumbent_times.clear();
-    for (const auto& row : verdict.workloads) {
-      if (row.held_out || !row.timing) continue;
-      std::string axes;
-      for (const auto& w : task_.workloads)
-        if (w.uuid == row.uuid)
-          for (const auto& [name, value] : w.axes) axes += fmt::format("{}{}={}", axes.empty() ? "" : " ", name, value);
-      st.incumbent_times.push_back({row.uuid, axes, row.timing->median_ns, row.roofline ? row.roofline->seconds * 1e9 : 0.0});
-    }
-  }
+  if (decision == Decision::first || decision == Decision::promoted) st.incumbent_times = workload_times(task_, verdict);
   for (std::size_t i = 0; i < st.summary.agents.size(); ++i)
-    if (st.summary.agents[i].name == proposer) st.feedback[i] = feedback_for(hypothesis, outcome, measured, verdict, incumbent_ns);
+    if (st.summary.agents[i].name == proposer) st.feedback[i] = feedback_for(hypothesis, lesson.outcome, measured, verdict, incumbent_ns);
   if (progress_) {
     // A second measurement that kept a faster candidate out says what it saw: its time and its spread decided.
     const std::string second = measured_again ? fmt::format("; measured again {}, spread {:.0f}% against {:.0f}% first",
@@ -275,21 +181,6 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
   }
   tell_snapshot();
   return decision;
-}
-
-void Run::count_for_agent(const std::string& agent, Decision decision, const std::string& outcome, const Measured& measured) {
-  for (auto& status : state_->summary.agent_status) {
-    if (status.name != agent) continue;
-    ++status.judged;
-    status.promoted += decision == Decision::promoted;
-    status.backups += decision == Decision::backup;
-    status.rejected += decision == Decision::rejected;
-    status.last = outcome;
-    if (measured.passed && (status.best_ns == 0 || measured.time_ns < status.best_ns)) {
-      status.best_ns = measured.time_ns;
-      status.best_candidate = state_->store_id_of[static_cast<std::size_t>(measured.candidate_id)];
-    }
-  }
 }
 
 void Run::tell_snapshot() {
@@ -317,32 +208,9 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
   }
   // The start was judged first, perhaps on a cooler or quieter machine: judged again now, beside the best, it is what the
   // final speed-up is reported against. Not for a run stopped on request (the user is waiting) or one whose best is the start.
-  if (options_.remeasure_start && status == "finished" && summary.best && summary.best->candidate_id != 1 && summary.start.passed) {
-    if (progress_) progress_(fmt::format("  measuring the starting candidate {} again for the final speed-up", summary.start_candidate));
-    try {
-      const auto again = judge_(source_for(st.knobs_of[1]));
-      summary.start_again = measure(1, again);
-      event(journal::StartMeasuredAgain{summary.start_candidate, *summary.start_again, summary.start.time_ns, again.judge_seconds,
-                                        again.measurement_warnings});
-      for (const auto& warning : again.measurement_warnings)
-        if (progress_) progress_(fmt::format("    warning (the start again): {}", warning));
-      if (progress_)
-        progress_(summary.start_again->passed
-                      ? fmt::format("  the start now takes {} (first {}): the best is {} than the faster of the two",
-                                    common::format_time_ns(summary.start_again->time_ns), common::format_time_ns(summary.start.time_ns),
-                                    common::speed_ratio(summary.start_ns(), summary.best->time_ns))
-                      : fmt::format("  the start failed when judged again ({}): the speed-up is against its first time", summary.start_again->reason));
-    } catch (const std::exception& error) {
-      if (progress_) progress_(fmt::format("  the start could not be judged again ({}): the speed-up is against its first time", error.what()));
-    }
-  }
-  const json result = {{"stop_reason", reason}, {"judged", summary.judged}, {"budget", options_.budget}, {"promotions", summary.promotions},
-                       {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
-                       {"start_again_ns", summary.start_again && summary.start_again->passed ? json(summary.start_again->time_ns) : json()},
-                       {"start_candidate", summary.start_candidate},
-                       {"best_ns", summary.best ? json(summary.best->time_ns) : json()},
-                       {"best_candidate", summary.best ? json(st.store_id_of[static_cast<std::size_t>(summary.best->candidate_id)]) : json()},
-                       {"best_knobs", summary.best_knobs}, {"usage", usage_json(summary.usage())}};
+  if (options_.remeasure_start && status == "finished" && summary.best && summary.best->candidate_id != 1 && summary.start.passed)
+    measure_start_again();
+  const json result = run_result(summary, options_.budget);
   store_.transaction([&] {
     event(journal::RunFinished{result});
     store_.finish_run(run_id_, status, result.dump());
@@ -351,26 +219,36 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
   return summary;
 }
 
+void Run::measure_start_again() {
+  RunSummary& summary = state_->summary;
+  if (progress_) progress_(fmt::format("  measuring the starting candidate {} again for the final speed-up", summary.start_candidate));
+  try {
+    const auto again = judge_(source_for(state_->knobs_of[1]));
+    summary.start_again = measure(1, again);
+    event(journal::StartMeasuredAgain{summary.start_candidate, *summary.start_again, summary.start.time_ns, again.judge_seconds,
+                                      again.measurement_warnings});
+    for (const auto& warning : again.measurement_warnings)
+      if (progress_) progress_(fmt::format("    warning (the start again): {}", warning));
+    if (progress_)
+      progress_(summary.start_again->passed
+                    ? fmt::format("  the start now takes {} (first {}): the best is {} than the faster of the two",
+                                  common::format_time_ns(summary.start_again->time_ns), common::format_time_ns(summary.start.time_ns),
+                                  common::speed_ratio(summary.start_ns(), summary.best->time_ns))
+                    : fmt::format("  the start failed when judged again ({}): the speed-up is against its first time", summary.start_again->reason));
+  } catch (const std::exception& error) {
+    if (progress_) progress_(fmt::format("  the start could not be judged again ({}): the speed-up is against its first time", error.what()));
+  }
+}
+
 RunSummary Run::execute() {
   choose_template();
   std::vector<std::string> strategies = options_.strategies;
-  if (strategies.empty())
-    for (const auto& name : task::strategy_names())
-      if (std::any_of(template_->knobs.begin(), template_->knobs.end(), [&](const task::Knob& k) { return k.strategy == name; }))
-        strategies.push_back(name);
+  if (strategies.empty()) strategies = strategies_with_knobs(*template_);
   if (strategies.empty() || options_.agents < 1) throw std::runtime_error("a run needs at least one agent and one strategy");
   state_ = std::make_unique<State>(options_);
   deal_strategies(strategies, 0);
 
-  const json config = {{"device", options_.device}, {"judge_seed", options_.judge_seed}, {"brain", options_.brain}, {"reference", options_.reference},
-                       {"extensions", task_.extensions_file.string()}, {"baseline_torch", options_.baseline_torch}, {"agents", options_.agents}, {"strategies", strategies}, {"budget", options_.budget},
-                       {"time_limit_s", options_.time_limit.count()}, {"template", template_->name},
-                       {"board_capacity", options_.board_capacity ? json(*options_.board_capacity) : json("unlimited")},
-                       {"plateau", {{"window", options_.plateau.window}, {"min_gain", options_.plateau.min_gain}}},
-                       {"min_improvement", options_.controller.min_improvement}, {"backup_capacity", options_.controller.backup_capacity},
-                       {"baseline_ns", options_.baseline_ns},
-                       {"max_cost_usd", options_.max_cost_usd ? json(*options_.max_cost_usd) : json()},
-                       {"llm", options_.llm_config.empty() ? json() : json::parse(options_.llm_config)}};
+  const json config = run_config(options_, strategies, template_->name, task_.extensions_file);
   std::vector<journal::Seat> agents;
   for (const auto& agent : state_->summary.agents) agents.push_back({agent.name, agent.strategy});
   store_.transaction([&] {
@@ -398,6 +276,28 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
   state_ = std::make_unique<State>(options_);
   State& st = *state_;
   st.summary.run_id = run_id;
+  replay(run_id);
+  if (new_budget && *new_budget != options_.budget) {
+    if (*new_budget <= st.summary.judged)
+      throw std::runtime_error(fmt::format("run {} has judged {} candidates already: --budget must be more than that to go on", run_id,
+                                           st.summary.judged));
+    event(journal::BudgetExtended{options_.budget, *new_budget});
+    options_.budget = *new_budget;
+  }
+  if (record->status != "running") store_.reopen_run(run_id);
+  event(journal::RunResumed{st.summary.judged, st.summary.promotions});
+  if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
+  if (st.summary.judged == 0) {  // killed before its starting candidate was recorded: judge it now
+    if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
+    if (judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis) != Decision::first)
+      return finish("failed", "the starting candidate failed: " + st.summary.start.reason);
+  }
+  if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
+  return loop();
+}
+
+void Run::replay(std::int64_t run_id) {
+  State& st = *state_;
   int resumes = 0;
   std::vector<std::string> strategies;
   struct Replayed {
@@ -408,7 +308,7 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
   std::vector<Replayed> replayed;  // counted in the agents' records once they are dealt
   std::map<std::string, ModelUsage> spent;     // by agent
   std::map<std::string, int> failed;           // proposals that came to nothing, by agent
-  // Replay: the controller is a pure function of the measurements, so the same measurements rebuild the same state.
+  // The controller is a pure function of the measurements, so the same measurements rebuild the same state.
   for (const auto& entry : journal::read(store_, run_id)) {
     if (const auto* e = std::get_if<journal::RunStarted>(&entry)) {
       strategies = e->strategies();
@@ -459,31 +359,12 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
   for (const auto& c : conclusions)
     if (c.run_id == run_id) st.board.add({c.task, task_.definition.op_type, c.workload_class, c.strategy, c.change, c.outcome, c.effect, c.lesson, 0});
   deal_strategies(strategies, 7919u * static_cast<std::uint64_t>(resumes + 1));
-  for (const auto& r : replayed) {
-    count_for_agent(r.agent, r.decision, r.decision == Decision::rejected ? "rejected: " + r.measured.reason.substr(0, r.measured.reason.find(' '))
-                                                                          : decision_name(r.decision), r.measured);
-  }
+  for (const auto& r : replayed)
+    count_judged(st.summary.agent_status, r.agent, r.decision, outcome_of(r.decision, r.measured), r.measured, st.store_id_of);
   for (auto& status : st.summary.agent_status) {
     status.usage = spent[status.name];
     status.failed_proposals = failed[status.name];
   }
-  if (new_budget && *new_budget != options_.budget) {
-    if (*new_budget <= st.summary.judged)
-      throw std::runtime_error(fmt::format("run {} has judged {} candidates already: --budget must be more than that to go on", run_id,
-                                           st.summary.judged));
-    event(journal::BudgetExtended{options_.budget, *new_budget});
-    options_.budget = *new_budget;
-  }
-  if (record->status != "running") store_.reopen_run(run_id);
-  event(journal::RunResumed{st.summary.judged, st.summary.promotions});
-  if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
-  if (st.summary.judged == 0) {  // killed before its starting candidate was recorded: judge it now
-    if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
-    if (judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis) != Decision::first)
-      return finish("failed", "the starting candidate failed: " + st.summary.start.reason);
-  }
-  if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
-  return loop();
 }
 
 // Earlier runs on the same task, or on another of the same op_type, start the board (oldest first, so a full board
@@ -506,10 +387,9 @@ void Run::top_up_proposals() {
   State& st = *state_;
   for (std::size_t index = 0; index < st.summary.agents.size(); ++index) {
     if (st.summary.agent_status[index].retired) continue;
-    if (std::any_of(st.pending.begin(), st.pending.end(), [&](const State::Pending& p) { return p.index == index; })) continue;
+    if (st.pending.holds_agent(index)) continue;
     std::set<Knobs> taken = st.tried;
-    for (const auto& p : st.pending)
-      if (p.proposal) taken.insert(p.proposal->knobs);
+    taken.merge(st.pending.knobs());
     if (st.brains[index]->asynchronous()) {
       ask_in_background(index, taken);
       continue;
@@ -517,9 +397,9 @@ void Run::top_up_proposals() {
     auto proposal = propose_for(index, taken);
     if (!proposal) continue;
     st.restart_from.reset();
-    State::Pending next{st.summary.agents[index], index, std::move(*proposal), {}, {}, {}, {}, {}};
+    ProposalQueue::Pending next{st.summary.agents[index], index, std::move(*proposal), {}, {}, {}, {}, {}};
     if (pool_) next.built = pool_->submit(source_for(next.proposal->knobs));
-    st.pending.push_back(std::move(next));
+    st.pending.push(std::move(next));
   }
 }
 
@@ -527,85 +407,41 @@ void Run::ask_in_background(std::size_t index, const std::set<Knobs>& taken) {
   State& st = *state_;
   const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
   st.restart_from.reset();
-  State::Pending next{st.summary.agents[index], index, std::nullopt, {}, st.brains[index], {}, {}, {}};
-  std::promise<std::optional<Proposal>> promise;
-  next.answer = promise.get_future();
-  next.asking = std::async(std::launch::async, [state = state_.get(), brain = next.brain, context = context_for(index, base, taken),
-                                                promise = std::move(promise)]() mutable {
-    try {
-      promise.set_value(brain->propose(context));
-    } catch (...) {
-      promise.set_exception(std::current_exception());
-    }
-    {
-      std::lock_guard lock(state->answers_mutex);
-      ++state->answers;
-    }
-    state->answered.notify_all();
-  });
-  st.pending.push_back(std::move(next));
+  st.pending.ask(st.summary.agents[index], index, st.brains[index], context_for(index, base, taken));
 }
 
 std::optional<std::size_t> Run::next_ready() {
   State& st = *state_;
-  for (;;) {
-    std::uint64_t seen = 0;
-    {
-      std::lock_guard lock(st.answers_mutex);
-      seen = st.answers;
+  const auto i = st.pending.wait_for_next();
+  if (!i || st.pending[*i].proposal) return i;
+  auto answer = st.pending.collect(*i);
+  auto& p = st.pending[*i];
+  if (auto& proposal = answer.proposal) {
+    if (proposal->source) {
+      const auto key = static_cast<std::int64_t>(common::fnv1a64(*proposal->source) >> 1);
+      proposal->knobs[kSourceKnob] = key;
+      st.sources.emplace(key, *proposal->source);
     }
-    for (std::size_t i = 0; i < st.pending.size(); ++i) {
-      auto& p = st.pending[i];
-      if (p.proposal) return i;
-      if (!p.answer.valid() || p.answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
-      p.asking.wait();
-      std::optional<Proposal> proposal;
-      std::string why;
-      try {
-        proposal = p.answer.get();
-      } catch (const std::exception& e) {
-        why = e.what();
-      }
-      const ModelUsage usage = p.brain->take_usage();
-      if (proposal) {
-        if (proposal->source) {
-          const auto key = static_cast<std::int64_t>(common::fnv1a64(*proposal->source) >> 1);
-          proposal->knobs[kSourceKnob] = key;
-          st.sources.emplace(key, *proposal->source);
-        }
-        const bool pending_alike = std::any_of(st.pending.begin(), st.pending.end(), [&](const State::Pending& other) {
-          return other.proposal && other.proposal->knobs == proposal->knobs;
-        });
-        if (!st.tried.count(proposal->knobs) && !pending_alike) {
-          p.proposal = std::move(proposal);
-          p.usage = usage;
-          st.failed_in_a_row[p.index] = 0;
-          return i;
-        }
-        why = "it proposed a candidate that was judged already (the same source and knobs)";
-      } else if (why.empty()) {
-        why = p.brain->why_not();
-      }
-      const std::size_t index = p.index;
-      st.pending.erase(st.pending.begin() + static_cast<std::ptrdiff_t>(i));
-      proposal_failed(index, why, usage);
-      return std::nullopt;
+    if (!st.tried.count(proposal->knobs) && !st.pending.holds(proposal->knobs)) {
+      p.proposal = std::move(proposal);
+      p.usage = answer.usage;
+      st.failed_in_a_row[p.index] = 0;
+      return i;
     }
-    if (st.pending.empty()) return std::nullopt;
-    std::unique_lock lock(st.answers_mutex);
-    st.answered.wait_for(lock, std::chrono::milliseconds(100), [&] { return st.answers != seen; });
+    answer.why = "it proposed a candidate that was judged already (the same source and knobs)";
   }
+  const std::size_t index = p.index;
+  st.pending.take(*i);
+  proposal_failed(index, answer.why, answer.usage);
+  return std::nullopt;
 }
 
 void Run::proposal_failed(std::size_t index, const std::string& why, const ModelUsage& usage) {
   State& st = *state_;
   auto& status = st.summary.agent_status[index];
-  status.usage += usage;
-  ++status.failed_proposals;
-  status.last = "no proposal";
-  const int in_a_row = ++st.failed_in_a_row[index];
-  status.retired = in_a_row >= kFailuresBeforeRetiring;
-  st.feedback[index] = "Your last answer gave no candidate to judge: " + why;
+  count_no_proposal(status, st.failed_in_a_row[index], usage);
+  const int in_a_row = st.failed_in_a_row[index];
+  st.feedback[index] = feedback_for_no_proposal(why);
   event(journal::ProposalFailed{status.name, status.strategy, why, in_a_row, status.retired, usage.empty() ? std::nullopt : std::optional(usage)});
   if (progress_)
     progress_(fmt::format("  {} proposed nothing: {}{}", status.name, first_line(why),
@@ -615,19 +451,11 @@ void Run::proposal_failed(std::size_t index, const std::string& why, const Model
 
 void Run::discard_in_flight() {
   State& st = *state_;
-  for (auto& p : st.pending)
-    if (p.brain && !p.proposal) p.brain->cancel();
   std::map<std::string, ModelUsage> spent;
-  for (auto& p : st.pending) {
-    if (!p.brain) continue;
-    if (p.asking.valid()) p.asking.wait();
-    ModelUsage usage = p.usage;
-    if (!p.proposal) usage += p.brain->take_usage();
-    if (usage.empty()) continue;
-    st.summary.agent_status[p.index].usage += usage;
-    spent[p.agent.name] = usage;
+  for (const auto& discarded : st.pending.discard()) {
+    st.summary.agent_status[discarded.index].usage += discarded.usage;
+    spent[discarded.agent] = discarded.usage;
   }
-  st.pending.clear();
   if (!spent.empty()) event(journal::ProposalsDiscarded{spent});
 }
 
@@ -650,14 +478,7 @@ std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs
     return std::nullopt;
   };
   if (auto proposal = from_any_base()) return proposal;
-  // Strategies owning knobs, the ones no agent holds first.
-  std::vector<std::string> others;
-  for (int held = 0; held < 2; ++held)
-    for (const auto& name : task::strategy_names()) {
-      const bool owns = std::any_of(template_->knobs.begin(), template_->knobs.end(), [&](const task::Knob& k) { return k.strategy == name; });
-      const bool is_held = std::any_of(st.summary.agents.begin(), st.summary.agents.end(), [&](const Agent& a) { return a.strategy == name; });
-      if (owns && is_held == (held == 1) && name != st.summary.agents[index].strategy) others.push_back(name);
-    }
+  const std::vector<std::string> others = other_strategies(*template_, st.summary.agents, index);
   const std::string before = st.summary.agents[index].strategy;
   auto own_brain = std::move(st.brains[index]);
   for (const auto& strategy : others) {
@@ -676,6 +497,8 @@ std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs
   return std::nullopt;
 }
 
+// The engine's rules, one judged candidate a turn (docs/DESIGN.md): stop when a limit is reached; every agent keeps a
+// proposal in flight; the first one ready in turn order is judged and decided; a plateau forces a change.
 RunSummary Run::loop() {
   State& st = *state_;
   if (build_ahead_ && !pool_) pool_ = std::make_unique<CompilePool>(build_ahead_, build_threads_);
@@ -694,8 +517,7 @@ RunSummary Run::loop() {
     }
     const auto ready = next_ready();
     if (!ready) continue;
-    State::Pending next = std::move(st.pending[*ready]);
-    st.pending.erase(st.pending.begin() + static_cast<std::ptrdiff_t>(*ready));
+    ProposalQueue::Pending next = st.pending.take(*ready);
     if (next.built.valid()) {
       try {
         next.built.get();
@@ -704,52 +526,28 @@ RunSummary Run::loop() {
       }
     }
     judge_and_record(next.proposal->knobs, next.agent.name, next.agent.strategy, next.proposal->hypothesis, next.usage);
-
-    if (on_plateau(st.controller.history(), st.since_plateau, options_.plateau)) {
-      // A forced change: every agent takes the next agent's strategy, and the next proposal starts from the best backup.
-      ++st.summary.plateaus;
-      st.since_plateau = st.controller.history().size();
-      std::vector<std::string> rotated = st.strategies;
-      std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
-      deal_strategies(rotated, 1000u * static_cast<std::uint64_t>(st.summary.plateaus));
-      std::optional<std::int64_t> restart_from;
-      if (!st.controller.backups().empty()) {
-        const auto backup = st.controller.backups().front().candidate_id;
-        st.restart_from = st.knobs_of[static_cast<std::size_t>(backup)];
-        restart_from = st.store_id_of[static_cast<std::size_t>(backup)];
-      }
-      event(journal::Plateau{st.summary.judged, options_.plateau.window, options_.plateau.min_gain, st.since_plateau, rotated, restart_from});
-      if (progress_)
-        progress_(fmt::format("  plateau after {} candidates: strategies rotated{}", st.summary.judged,
-                              st.restart_from ? ", next proposal from the best backup" : ""));
-      tell_snapshot();
-    }
+    if (on_plateau(st.controller.history(), st.since_plateau, options_.plateau)) force_change();
   }
 }
 
-RunOptions run_options_from_store(const store::RunRecord& run) {
-  const json config = json::parse(run.config_json);
-  RunOptions options;
-  options.device = run.device;
-  options.seed = run.seed;
-  options.judge_seed = config.value("judge_seed", run.seed);  // runs recorded before the judge had its own seed used the agents'
-  options.agents = config.at("agents").get<int>();
-  options.strategies = config.at("strategies").get<std::vector<std::string>>();
-  options.budget = config.at("budget").get<int>();
-  options.time_limit = std::chrono::seconds(config.at("time_limit_s").get<long long>());
-  options.template_name = config.at("template").get<std::string>();
-  options.brain = config.value("brain", "search");
-  options.reference = config.value("reference", "auto");
-  options.extensions_file = config.value("extensions", std::string());
-  options.baseline_torch = config.value("baseline_torch", false);
-  if (config.contains("llm") && config.at("llm").is_object()) options.llm_config = config.at("llm").dump();
-  if (config.contains("max_cost_usd") && config.at("max_cost_usd").is_number()) options.max_cost_usd = config.at("max_cost_usd").get<double>();
-  if (config.contains("baseline_ns")) options.baseline_ns = config.at("baseline_ns").get<std::map<std::string, double>>();
-  const auto& capacity = config.at("board_capacity");
-  options.board_capacity = capacity.is_string() ? std::nullopt : std::optional<std::size_t>(capacity.get<std::size_t>());
-  options.plateau = {config.at("plateau").at("window").get<std::size_t>(), config.at("plateau").at("min_gain").get<double>()};
-  options.controller = {config.at("min_improvement").get<double>(), config.at("backup_capacity").get<std::size_t>()};
-  return options;
+void Run::force_change() {
+  State& st = *state_;
+  ++st.summary.plateaus;
+  st.since_plateau = st.controller.history().size();
+  std::vector<std::string> rotated = st.strategies;
+  std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
+  deal_strategies(rotated, 1000u * static_cast<std::uint64_t>(st.summary.plateaus));
+  std::optional<std::int64_t> restart_from;
+  if (!st.controller.backups().empty()) {
+    const auto backup = st.controller.backups().front().candidate_id;
+    st.restart_from = st.knobs_of[static_cast<std::size_t>(backup)];
+    restart_from = st.store_id_of[static_cast<std::size_t>(backup)];
+  }
+  event(journal::Plateau{st.summary.judged, options_.plateau.window, options_.plateau.min_gain, st.since_plateau, rotated, restart_from});
+  if (progress_)
+    progress_(fmt::format("  plateau after {} candidates: strategies rotated{}", st.summary.judged,
+                          st.restart_from ? ", next proposal from the best backup" : ""));
+  tell_snapshot();
 }
 
 }  // namespace kernelarc::engine

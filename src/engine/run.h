@@ -16,83 +16,20 @@
 #include <string>
 #include <vector>
 
+#include "engine/agents.h"
 #include "engine/board.h"
 #include "engine/brain.h"
 #include "engine/compile_pool.h"
 #include "engine/controller.h"
 #include "engine/journal.h"
 #include "engine/plateau.h"
+#include "engine/run_options.h"
+#include "engine/run_summary.h"
 #include "judge/judge.h"
 #include "store/store.h"
 #include "task/task.h"
 
 namespace kernelarc::engine {
-
-struct RunOptions {
-  std::string device = "cpu";
-  int agents = 4;
-  std::vector<std::string> strategies;          // empty: the template's strategies that own knobs, dealt out in turn
-  int budget = 64;                              // candidates judged, the starting one included (second measurements not counted)
-  std::chrono::seconds time_limit{0};           // 0: none
-  std::optional<std::size_t> board_capacity;    // nullopt: unlimited
-  std::uint64_t seed = 1;                       // the agents'
-  std::uint64_t judge_seed = 0;                 // the judge's inputs: secret from the agents, recorded so a run can be replayed
-  PlateauOptions plateau;
-  ControllerOptions controller;
-  std::string template_name;                    // empty: the task's first template for the device that has knobs
-  std::string brain = "search";                 // recorded with the run; the factory itself is given to Run
-  std::string reference = "auto";               // the judge's reference (auto, native, python): recorded, so a resumed run checks alike
-  std::filesystem::path extensions_file;        // read back from a recorded run (the task's own extensions file is recorded)
-  bool baseline_torch = false;                  // T_b measured through the oracle (cached on disk, so a resumed run reads the same)
-  std::map<std::string, double> baseline_ns;    // T_b by workload uuid for the SOL score: recorded, so a resumed run scores alike
-  std::optional<double> max_cost_usd;           // language models' spend at which the run stops; nullopt: no limit
-  std::string llm_config;                       // the LLM team's configuration (JSON, no keys in it), so a resumed run asks the same models
-  bool remeasure_start = true;                  // judge the starting candidate again at the end: the final speed-up's reference
-};
-
-struct Agent {
-  std::string name;       // "agent-1"
-  std::string strategy;
-};
-
-// One agent's record in this run, for the live display and the summary.
-struct AgentStatus {
-  std::string name;
-  std::string strategy;      // its strategy now (a plateau deals them again)
-  int judged = 0, promoted = 0, backups = 0, rejected = 0;
-  std::string last;          // its last verdict: "promoted", "backup", "rejected: INCORRECT_NUMERICAL", ...
-  double best_ns = 0;        // its fastest correct candidate; 0: none yet
-  std::int64_t best_candidate = 0;  // that candidate's id in the store
-  int failed_proposals = 0;  // proposals that came to nothing (a model that gave no usable answer, a duplicate)
-  bool retired = false;      // too many in a row: it proposes no more
-  ModelUsage usage;          // its language model's spend
-};
-
-struct RunSummary {
-  std::int64_t run_id = 0;
-  std::string stop_reason;
-  int judged = 0;
-  int promotions = 0;
-  int plateaus = 0;
-  Measured start;                    // the starting candidate
-  std::optional<Measured> start_again;  // the starting candidate judged again at the end (same machine state as the best)
-  std::optional<Measured> best;      // the incumbent at the end
-  std::int64_t start_candidate = 0;  // the store's candidate ids: the numbering the log, the display, runs and export share
-  std::int64_t best_candidate = 0;
-  Knobs best_knobs;
-  std::vector<Agent> agents;
-  std::vector<AgentStatus> agent_status;   // by agent, in agent order
-  std::size_t board_size = 0;
-  int measurement_warnings = 0;            // candidates timed while the machine's load or the GPU's clock moved
-  double elapsed_s = 0;                    // this process's share of the run (since execute or resume)
-  ModelUsage usage() const;                // every agent's spend together
-  // The start's time the speed-up is reported against: the faster of its two measurements when it was judged again at the
-  // end (load only ever adds time, so a speed-up is never claimed that one of them does not support), else the first.
-  double start_ns() const {
-    return start_again && start_again->passed && start_again->time_ns < start.time_ns ? start_again->time_ns : start.time_ns;
-  }
-  nlohmann::json sandbox;                  // the walls the candidates ran behind ({"active": [...], "unavailable": [...]}); null: none
-};
 
 // Judges one candidate; the real one wraps judge::Judge, tests script it.
 using JudgeFunction = std::function<judge::CandidateVerdict(const judge::CandidateSource&)>;
@@ -130,7 +67,7 @@ class Run {
   judge::CandidateSource source_for(const Knobs& knobs) const;
   // What agent `index` proposes from when its base is `base`.
   ProposalContext context_for(std::size_t index, const Knobs& base, const std::set<Knobs>& taken) const;
-  // Asks agent `index`'s (asynchronous) brain on its own thread; the answer is picked up by next_proposal.
+  // Asks agent `index`'s (asynchronous) brain on its own thread; the answer is picked up by next_ready.
   void ask_in_background(std::size_t index, const std::set<Knobs>& taken);
   // The first proposal in flight that is ready, in turn order, waiting for one when none is; nullopt when an answer
   // came to nothing (recorded) or nothing is in flight.
@@ -140,6 +77,8 @@ class Run {
   // Stops the answers still in flight and records what they cost.
   void discard_in_flight();
   void load_earlier_conclusions();
+  // Rebuilds the state from run `run_id`'s journal: the controller, the board, the agents and their records.
+  void replay(std::int64_t run_id);
   // Every agent without a proposal in flight proposes, in agent order; each proposal goes to the compile pool.
   void top_up_proposals();
   // Agent `index`'s next proposal, none of `taken`; it may change the agent's strategy (an event).
@@ -147,10 +86,12 @@ class Run {
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
   Decision judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
                            const ModelUsage& usage = {});
+  // A plateau's forced change: every agent takes the next agent's strategy, the next proposal starts from the best backup.
+  void force_change();
+  // The starting candidate judged again beside the best at the end: the final speed-up's reference.
+  void measure_start_again();
   RunSummary loop();
   RunSummary finish(const std::string& status, const std::string& reason);
-  // Counts a judged candidate in its agent's record.
-  void count_for_agent(const std::string& agent, Decision decision, const std::string& outcome, const Measured& measured);
   // The summary so far, to the snapshot callback.
   void tell_snapshot();
   void event(const journal::Event& event);
@@ -170,8 +111,5 @@ class Run {
   std::int64_t run_id_ = 0;
   std::unique_ptr<State> state_;
 };
-
-// The options a run was started with, read back from its record in the store (for resume).
-RunOptions run_options_from_store(const store::RunRecord& run);
 
 }  // namespace kernelarc::engine
