@@ -2,13 +2,14 @@
 """KernelArc against the benchmark's own harness (issue 23), on a machine with an NVIDIA GPU:
 
   bench/harness_agreement.py OUT_DIR --sol-execbench DIR [--kernelarc bundle/kernelarc] [--budget 0] [--tasks T ...]
-                             [--jobs 6]
+                             [--jobs 6] [--rejudge] [--deadline-s S] [--no-examples] [--no-builtin]
 
 DIR holds a snapshot of NVIDIA/SOL-ExecBench (its src/ and examples/; never committed here). Two tables:
 - each built-in task with a CUDA template: its best kernel (budget 0: the first CUDA template's default, judged by
   `kernelarc eval`, which is what the family's runs ended with; budget N: the best of a short `kernelarc run`), exported
-  as solution.json, then judged by the benchmark's harness and by `kernelarc eval` (same solution.json): verdicts per
-  workload and the harness's latency against KernelArc's median (within 5% is agreement);
+  as solution.json, then judged by the benchmark's harness: verdicts per workload and the harness's latency against
+  KernelArc's median from the judgement that chose the kernel (within 5% is agreement; --rejudge judges the exported
+  solution.json with `kernelarc eval` again and compares with that instead);
 - each example problem of the benchmark with its solution: judged by both, verdicts per workload.
 Writes OUT_DIR/agreement.md (and a trace, a verdict and a log per case); prints the last lines of each table.
 """
@@ -67,9 +68,13 @@ main.cli()
 
 
 def harness(problem, solution, trace, log, sol_src, lock):
-    """The benchmark's CLI on one problem folder; {uuid: (status, latency_ms)} from its trace."""
+    """The benchmark's CLI on one problem folder; {uuid: (status, latency_ms)} from its trace. The reference is not timed
+    (its speed-up is not compared here): the harness's own defaults otherwise."""
     env = dict(os.environ, PYTHONPATH=f"{sol_src}:{os.environ.get('PYTHONPATH', '')}")
-    run([sys.executable, "-c", HARNESS_WITH_A_TIMING_LOCK, lock, problem, "--solution", solution, "-o", trace], log, env=env)
+    config = trace.parent / "harness-config.json"
+    config.write_text(json.dumps({"benchmark_reference": False}) + "\n")
+    run([sys.executable, "-c", HARNESS_WITH_A_TIMING_LOCK, lock, problem, "--solution", solution, "--config", config, "-o", trace], log,
+        env=env)
     found = {}
     if trace.exists():
         for line in trace.read_text().splitlines():
@@ -88,6 +93,11 @@ def kernelarc_eval(kernelarc, task, solution, verdict, log, lock, extra=()):
         fcntl.flock(held, fcntl.LOCK_EX)
         command = [kernelarc, "eval", task, *([solution] if solution else []), "--device", "cuda:0", "--json", *extra]
         subprocess.run(list(map(str, command)), stdout=out, stderr=err, timeout=3600)
+    return verdict_rows(verdict)
+
+
+def verdict_rows(verdict):
+    """{uuid: (status, median_ms, reason)} from a `kernelarc eval --json` document; {} if there is none."""
     try:
         rows = json.loads(verdict.read_text())["workloads"]
     except (OSError, ValueError, KeyError):
@@ -152,7 +162,10 @@ def builtin_case(args, task, out, sol_src, lock):
     solution = best_kernel(args, task, case, lock)
     if solution is None:
         return [f"| {task} | - | no run or export (see {task}/run.log, export.log) | | | | | **no** | |"], 0
-    ours = kernelarc_eval(args.kernelarc, task, solution, case / "kernelarc.json", case / "kernelarc.log", lock)
+    if args.budget > 0 or args.rejudge:  # the exported solution.json judged by KernelArc again (natively, as export wrote it)
+        ours = kernelarc_eval(args.kernelarc, task, solution, case / "kernelarc.json", case / "kernelarc.log", lock)
+    else:  # KernelArc's own verdict and time for the kernel, from the judgement the run made
+        ours = verdict_rows(case / "default.json")
     note(f"{task}: judged by KernelArc, the harness next")
     theirs = harness(problem_folder(REPO / "tasks" / task, case / "problem"), solution, case / "trace.jsonl",
                      case / "harness.log", sol_src, lock)
@@ -184,6 +197,9 @@ def main():
     parser.add_argument("--tasks", nargs="*")
     parser.add_argument("--jobs", type=int, default=6, help="cases side by side (builds in parallel, GPU timing one at a time)")
     parser.add_argument("--deadline-s", type=float, default=0, help="start no case after this many seconds (0: no deadline)")
+    parser.add_argument("--rejudge", action="store_true",
+                        help="judge each exported solution.json with KernelArc again (a run's budget implies it); without it "
+                             "KernelArc's column is the judgement of the template's default that was exported")
     parser.add_argument("--examples", action=argparse.BooleanOptionalAction, default=True, help="judge the benchmark's examples too")
     parser.add_argument("--builtin", action=argparse.BooleanOptionalAction, default=True, help="judge the built-in tasks' kernels")
     args = parser.parse_args()

@@ -40,9 +40,9 @@ struct EvalArguments {
   std::vector<std::string> flags;
   std::string baseline_candidate;
   std::string baseline_file;
-  int rounds = 10;
-  int warmup = 10;
-  int iterations = 50;
+  int rounds = judge::JudgeProtocol{}.rounds;  // the thorough protocol (judge/judge_protocol.h)
+  int warmup = judge::JudgeProtocol{}.warmup;
+  int iterations = judge::JudgeProtocol{}.iterations;
   int timeout_ms = 10000;
   std::uint64_t seed = 0;
   bool no_held_out = false;
@@ -80,7 +80,8 @@ judge::CandidateSource candidate_source(const task::Task& task, const EvalArgume
   auto knobs = parse_knobs(args.knobs);
   fs::path file = args.candidate;
   if (file.empty()) {
-    const std::string device = args.device == "cpu" ? "cpu" : "cuda";
+    const auto name = parse_device(args.device);
+    const std::string device = name ? name->kind : args.device;
     const auto& templates = task.definition.templates;
     const auto tmpl = std::find_if(templates.begin(), templates.end(), [&](const task::Template& t) {
       return args.template_name.empty() ? t.device == device : t.name == args.template_name;
@@ -225,16 +226,15 @@ void record(store::Store& store, const task::Task& task, const EvalArguments& ar
 int run_eval(const EvalArguments& args) {
   const auto device = parse_device(args.device);
   if (!device) {
-    fmt::print(stderr, "kernelarc eval: unknown device \"{}\" (expected cpu or cuda:N)\n", args.device);
+    fmt::print(stderr, "kernelarc eval: unknown device \"{}\" (expected {})\n", args.device, judge::known_device_names());
     return kExitUsage;
   }
-  if (device->kind == "cuda") {
-    if (auto why = cuda_unavailable_reason()) {
-      fmt::print(stderr, "kernelarc eval: no GPU is available for {}: {}\n", args.device, *why);
-      return kExitUsage;
-    }
+  if (auto why = judge::device_unavailable_reason(args.device)) {
+    fmt::print(stderr, "kernelarc eval: no GPU is available for {}: {}\n", args.device, *why);
+    return kExitUsage;
   }
-  const std::string device_text = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
+  const std::string device_text = device->text();
+  const judge::Backend& backend = judge::backend_for(device_text);
   task::Task task;
   judge::CandidateSource source;
   std::optional<store::Store> store;
@@ -257,6 +257,7 @@ int run_eval(const EvalArguments& args) {
     return kExitUsage;
   }
   judge::JudgeOptions options;
+  options.use_protocol(backend.protocol(judge::ProtocolUse::evaluation));
   options.rounds = args.rounds;
   options.warmup = args.warmup;
   options.iterations = args.iterations;
@@ -276,8 +277,6 @@ int run_eval(const EvalArguments& args) {
     options.reference = "python";
   }
   options.device = device_text;
-  // CPU peaks are measured, not datasheet: a little headroom before calling it a hack. GPU peaks are the datasheet's.
-  options.roofline_margin = device->kind == "cpu" ? 2.0 : 1.0;
   const auto progress = [&](const std::string& line) {
     if (!args.quiet) fmt::print(stderr, "{}\n", line);
   };
@@ -344,7 +343,7 @@ int run_eval(const EvalArguments& args) {
       print_table(task, verdict, peaks);
       for (const auto& row : verdict.workloads)
         for (const auto& warning : row.warnings) fmt::print("warning: {}\n", warning);
-      if (const auto said = conditions_text(verdict, device->kind == "cuda")) fmt::print("{}\n", *said);
+      if (const auto said = conditions_text(verdict, backend.reads_clock())) fmt::print("{}\n", *said);
       for (const auto& warning : verdict.measurement_warnings) fmt::print("warning: {}\n", warning);
       if (store_error.empty()) fmt::print("recorded as run {} in {}\n", run_id, store_path.string());
     }
@@ -371,7 +370,7 @@ CLI::App* add_eval_command(CLI::App& app, int& exit_code) {
                       "cute_dsl, cutile, or C++ sources with a torch binding, judged through the oracle process) (default: the task's "
                       "first template for the device)");
   command->add_option("--template", args->template_name, "Judge this template of the task (kernelarc tasks lists them)");
-  command->add_option("--device", args->device, "cpu or cuda:N")->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
+  command->add_option("--device", args->device, judge::known_device_names())->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
   auto* json_flag = command->add_flag("--json", args->json_output, "Print one JSON document on stdout instead of the table");
   command->add_flag("--csv", args->csv_output, "Print CSV, one row per workload (its timing and roofline as columns), instead of the table")
       ->excludes(json_flag);

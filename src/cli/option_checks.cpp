@@ -52,7 +52,7 @@ CLI::Validator device_name() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         if (parse_device(text)) return "";
-        return fmt::format("must be cpu or cuda:N, N the GPU's number (got \"{}\")", text);
+        return fmt::format("must be {}, N the GPU's number (got \"{}\")", judge::known_device_names(), text);
       },
       "cpu|cuda:N");
 }

@@ -7,11 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "judge/build_cache.h"
-#include "judge/cpu_calibration.h"
 #include "judge/input_range_check.h"
-#ifdef KERNELARC_HAVE_CUDA
-#include "judge/cuda/cuda_driver.h"
-#endif
 
 #ifndef KERNELARC_TASKS_DIR
 #define KERNELARC_TASKS_DIR "tasks"
@@ -67,75 +63,17 @@ store::Store open_store_for_writing(const std::string& given) {
   }
 }
 
-task::DevicePeaks cpu_device_peaks(const judge::CpuCompiler& compiler, const judge::CompilerOptions& options,
-                                   const CpuPeakOverrides& overrides) {
-  const fs::path cache = options.cache_directory.empty() ? judge::default_cache_directory() : options.cache_directory;
-  task::DevicePeaks peaks;
-  if (overrides.bandwidth_gbps > 0 && overrides.gflops > 0) {
-    peaks.name = "CPU " + judge::cpu_model_name();
-    peaks.source = "command line";
-  } else if (auto cached = judge::load_cpu_calibration(cache)) {
-    peaks = *cached;
-  } else {
-    fmt::print(stderr, "Calibrating this CPU once (copy bandwidth and fp32 rate; cached in {})...\n", cache.string());
-    peaks = judge::calibrate_cpu(compiler);
-    judge::save_cpu_calibration(cache, peaks);
-  }
-  if (overrides.bandwidth_gbps > 0) peaks.bytes_per_second = overrides.bandwidth_gbps * 1e9;
-  if (overrides.gflops > 0) peaks.flops_per_second["fp32"] = overrides.gflops * 1e9;
-  return peaks;
-}
-
-std::optional<DeviceName> parse_device(const std::string& text) {
-  if (text == "cpu") return DeviceName{"cpu", 0};
-  if (text == "cuda") return DeviceName{"cuda", 0};
-  if (text.rfind("cuda:", 0) != 0 || text.size() == 5) return std::nullopt;
-  int ordinal = 0;
-  for (char c : text.substr(5)) {
-    if (c < '0' || c > '9' || ordinal > 1000) return std::nullopt;
-    ordinal = ordinal * 10 + (c - '0');
-  }
-  return DeviceName{"cuda", ordinal};
-}
-
-std::optional<std::string> cuda_unavailable_reason() {
-#ifdef KERNELARC_HAVE_CUDA
-  std::string why;
-  if (!judge::cuda::load_driver(&why)) return why;
-  return std::nullopt;
-#else
-  return "this build has no CUDA support (the CUDA toolkit was not found when it was built)";
-#endif
-}
-
 task::DevicePeaks device_peaks(const std::string& device, const judge::CompilerOptions& options, const CpuPeakOverrides& overrides) {
-  const auto name = parse_device(device);
-  if (!name) throw std::runtime_error(fmt::format("unknown device \"{}\" (expected cpu or cuda:N)", device));
-  if (name->kind == "cpu") return cpu_device_peaks(judge::CpuCompiler(options), options, overrides);
-  return gpu_device_peaks(name->ordinal);
+  const auto name = judge::parse_device(device);
+  if (!name) throw std::runtime_error(fmt::format("unknown device \"{}\" (expected {})", device, judge::known_device_names()));
+  return judge::backend_for(device).peaks(name->ordinal, options, overrides, [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
 }
 
-task::DevicePeaks gpu_device_peaks(int ordinal) {
-#ifdef KERNELARC_HAVE_CUDA
-  std::string why;
-  const auto* api = judge::cuda::load_driver(&why);
-  if (!api) throw std::runtime_error(why);
-  CUdevice device = 0;
-  char name[256] = {};
-  judge::cuda::check(*api, api->device_get(&device, ordinal), "cuDeviceGet");
-  judge::cuda::check(*api, api->device_get_name(name, sizeof name, device), "cuDeviceGetName");
-  if (auto peaks = task::known_gpu_peaks(name)) {
-    // The device's own SM count over the datasheet's (a cut-down variant, a MIG slice): launch rules' num_sms.
-    int multiprocessors = 0;
-    if (api->device_get_attribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) == CUDA_SUCCESS && multiprocessors > 0)
-      peaks->multiprocessors = multiprocessors;
-    return *peaks;
-  }
-  throw std::runtime_error(fmt::format("no datasheet peaks are known for \"{}\" (src/task/roofline.cpp lists the known GPUs)", name));
-#else
-  (void)ordinal;
-  throw std::runtime_error("this build has no CUDA support");
-#endif
+std::string search_protocol_defaults(int judge::JudgeProtocol::*setting) {
+  std::string text;
+  for (const auto* backend : judge::available_backends())
+    text += fmt::format("{}{} on {}", text.empty() ? "" : ", ", backend->protocol(judge::ProtocolUse::search).*setting, backend->phrase());
+  return text;
 }
 
 std::map<std::string, double> load_baseline_file(const fs::path& path) {

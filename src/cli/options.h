@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "judge/backend.h"
 #include "judge/cpu_compiler.h"
 #include "store/store.h"
 #include "task/roofline.h"
@@ -32,30 +33,18 @@ std::filesystem::path default_store_path();
 // (a typo is likelier than a wish for new folders), a file that cannot be written.
 store::Store open_store_for_writing(const std::string& given);
 
-struct CpuPeakOverrides {
-  double bandwidth_gbps = 0;  // 0: not given
-  double gflops = 0;
-};
+using CpuPeakOverrides = judge::PeakOverrides;  // --cpu-bandwidth and --cpu-gflops
 
-// The CPU's peaks: both overrides given, else the cached calibration, else a fresh one (said on stderr).
-task::DevicePeaks cpu_device_peaks(const judge::CpuCompiler& compiler, const judge::CompilerOptions& options,
-                                   const CpuPeakOverrides& overrides);
+// Device names ("cpu", "cuda", "cuda:N") are the backends' (judge/backend.h).
+using judge::DeviceName;
+using judge::parse_device;
 
-// "cpu" or "cuda:N" (plain "cuda" means cuda:0); nullopt for anything else.
-struct DeviceName {
-  std::string kind;  // "cpu" or "cuda"
-  int ordinal = 0;
-};
-std::optional<DeviceName> parse_device(const std::string& text);
-
-// Why a CUDA device cannot be used here (no CUDA in this build, no driver, no GPU), or nullopt if it can.
-std::optional<std::string> cuda_unavailable_reason();
-
-// The datasheet peaks of GPU `ordinal` (T_sol uses them); throws std::runtime_error for a GPU the table lacks.
-task::DevicePeaks gpu_device_peaks(int ordinal);
-
-// The peaks of `device` ("cpu" or "cuda:N"): the CPU's as cpu_device_peaks says, a GPU's from the datasheet table.
+// The peaks of `device` ("cpu" or "cuda:N") as its backend finds them (the CPU's: both overrides given, else the cached
+// calibration, else a fresh one, said on stderr; a GPU's from the datasheet table). Throws std::runtime_error.
 task::DevicePeaks device_peaks(const std::string& device, const judge::CompilerOptions& options, const CpuPeakOverrides& overrides);
+
+// The default of a protocol setting of a run's search on every device this build has: "2 on the CPU, 5 on a GPU".
+std::string search_protocol_defaults(int judge::JudgeProtocol::*setting);
 
 // A baseline file: a JSON object, workload uuid -> T_b in milliseconds. Returns nanoseconds by uuid; throws
 // std::runtime_error naming the file and the entry that is not a positive number.

@@ -151,14 +151,13 @@ std::string device_facts(const std::string& device, const task::DevicePeaks& pea
 int run_command(const RunArguments& args) {
   const auto device = parse_device(args.device);
   if (!device) {
-    fmt::print(stderr, "kernelarc run: unknown device \"{}\" (expected cpu or cuda:N)\n", args.device);
+    fmt::print(stderr, "kernelarc run: unknown device \"{}\" (expected {})\n", args.device, judge::known_device_names());
     return kExitUsage;
   }
-  if (device->kind == "cuda")
-    if (auto why = cuda_unavailable_reason()) {
-      fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", args.device, *why);
-      return kExitUsage;
-    }
+  if (auto why = judge::device_unavailable_reason(args.device)) {
+    fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", args.device, *why);
+    return kExitUsage;
+  }
   task::Task task;
   engine::RunOptions options;
   const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
@@ -187,7 +186,7 @@ int run_command(const RunArguments& args) {
         throw std::runtime_error(fmt::format("the task at {} changed since run {} started", task_record->path, args.resume));
     } else {
       task = load_task_argument(args.task, args.extensions);
-      options.device = device->kind == "cpu" ? "cpu" : fmt::format("cuda:{}", device->ordinal);
+      options.device = device->text();
       options.agents = args.agents;
       options.strategies = parse_strategies(args.strategies);
       options.budget = args.budget;
@@ -218,23 +217,22 @@ int run_command(const RunArguments& args) {
     fmt::print(stderr, "kernelarc run: {}\n", error.what());
     return kExitUsage;
   }
-  const bool on_cpu = options.device == "cpu";  // a resumed run judges where it started
-  if (!on_cpu)
-    if (auto why = cuda_unavailable_reason()) {
-      fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", options.device, *why);
-      return kExitUsage;
-    }
+  // A resumed run judges where it started.
+  if (auto why = judge::device_unavailable_reason(options.device)) {
+    fmt::print(stderr, "kernelarc run: no GPU is available for {}: {}\n", options.device, *why);
+    return kExitUsage;
+  }
+  const judge::Backend& backend = judge::backend_for(options.device);
   judge::JudgeOptions judge_options;
   judge_options.device = options.device;
-  judge_options.rounds = args.rounds.value_or(on_cpu ? 2 : 5);
-  judge_options.warmup = args.warmup.value_or(on_cpu ? 1 : 5);
-  judge_options.iterations = args.iterations.value_or(on_cpu ? 5 : 20);
-  judge_options.rechecks = args.rechecks.value_or(on_cpu ? 1 : 5);
-  judge_options.unseen_calls = on_cpu ? 1 : 3;  // calls on new inputs: one each on the CPU (three when measured again)
+  judge_options.use_protocol(backend.protocol(judge::ProtocolUse::search));
+  judge_options.rounds = args.rounds.value_or(judge_options.rounds);
+  judge_options.warmup = args.warmup.value_or(judge_options.warmup);
+  judge_options.iterations = args.iterations.value_or(judge_options.iterations);
+  judge_options.rechecks = args.rechecks.value_or(judge_options.rechecks);
   judge_options.seed = options.judge_seed;
   judge_options.reference = options.baseline_torch ? "python" : options.reference;  // the oracle that checks is the one that times
   judge_options.torch_baseline = options.baseline_torch;
-  judge_options.roofline_margin = on_cpu ? 2.0 : 1.0;
   const std::string title = fmt::format("{} on {}", task.definition.name, options.device);
   report::LiveDisplay display(stderr, report::LiveDisplay::is_terminal(stderr), title);
   const auto progress = [&](const std::string& line) {
@@ -247,7 +245,7 @@ int run_command(const RunArguments& args) {
     judge.set_baselines(options.baseline_ns);
     engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, brains, *store, progress);
     // On a GPU the compilers take the host's cores while the device is timed; on the CPU they would disturb the timing.
-    if (!on_cpu) run.build_ahead([&judge](const judge::CandidateSource& source) { judge.build(source); });
+    if (backend.builds_while_timing()) run.build_ahead([&judge](const judge::CandidateSource& source) { judge.build(source); });
     if (!args.quiet) run.on_snapshot([&](const engine::RunSummary& so_far, int budget) { display.update(so_far, budget); });
     run.stop_when([] { return stop_requested.load(); });
     stop_on_signals();
@@ -297,7 +295,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   auto* resume_option = command->add_option("--resume", args->resume, "Continue run RUN_ID of the store where it stopped (its own settings)")
                             ->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
   task_option->excludes(resume_option);
-  command->add_option("--device", args->device, "cpu or cuda:N")->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
+  command->add_option("--device", args->device, judge::known_device_names())->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_option("--template", args->template_name, "The template to search (default: the first with knobs for the device)");
   command->add_option("--agents", args->agents, "Agents, each with a strategy")->check(whole_number(1))->capture_default_str();
   command->add_option("--strategies", args->strategies, "Comma-separated strategies dealt to the agents (default: those with knobs)");
@@ -336,10 +334,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
       ->excludes(baseline_file);
   command->add_flag("--json", args->json_output, "Print the summary as JSON");
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
-  command->add_option("--rounds", args->rounds, "Correctness rounds per workload (default: 2 on the CPU, 5 on a GPU)")->check(whole_number(1));
-  command->add_option("--warmup", args->warmup, "Untimed calls before timing (default: 1 on the CPU, 5 on a GPU)")->check(whole_number(0));
-  command->add_option("--iterations", args->iterations, "Timed calls per workload (default: 5 on the CPU, 20 on a GPU)")->check(whole_number(1));
-  command->add_option("--rechecks", args->rechecks, "Timed calls whose outputs are checked again (default: 1 on the CPU, 5 on a GPU)")
+  command->add_option("--rounds", args->rounds, fmt::format("Correctness rounds per workload (default: {})", search_protocol_defaults(&judge::JudgeProtocol::rounds)))->check(whole_number(1));
+  command->add_option("--warmup", args->warmup, fmt::format("Untimed calls before timing (default: {})", search_protocol_defaults(&judge::JudgeProtocol::warmup)))->check(whole_number(0));
+  command->add_option("--iterations", args->iterations, fmt::format("Timed calls per workload (default: {})", search_protocol_defaults(&judge::JudgeProtocol::iterations)))->check(whole_number(1));
+  command->add_option("--rechecks", args->rechecks, fmt::format("Timed calls whose outputs are checked again (default: {})", search_protocol_defaults(&judge::JudgeProtocol::rechecks)))
       ->check(whole_number(0));
   command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->check(whole_number(1))->capture_default_str();
   command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->check(number_at_least(0))->capture_default_str();

@@ -167,17 +167,23 @@ void write(store::Store& store, std::int64_t run_id, const Event& event) {
   store.add_event({0, run_id, kind_of(event), payload_of(event).dump(), ""});
 }
 
-std::vector<Event> read(const store::Store& store, std::int64_t run_id) {
+std::vector<Entry> read_entries(const store::Store& store, std::int64_t run_id) {
   std::map<std::int64_t, store::CandidateRecord> candidates;
   for (auto& candidate : store.candidates(run_id)) candidates.emplace(candidate.id, std::move(candidate));
-  std::vector<Event> events;
+  std::vector<Entry> entries;
   for (const auto& record : store.events(run_id)) {
     try {
-      events.push_back(event_from(record.kind, json::parse(record.payload_json), candidates, store));
+      entries.push_back({record.id, record.created_at, event_from(record.kind, json::parse(record.payload_json), candidates, store)});
     } catch (const std::exception& error) {
       throw std::runtime_error(fmt::format("run {}'s journal cannot be read at event {} ({}): {}", run_id, record.id, record.kind, error.what()));
     }
   }
+  return entries;
+}
+
+std::vector<Event> read(const store::Store& store, std::int64_t run_id) {
+  std::vector<Event> events;
+  for (auto& entry : read_entries(store, run_id)) events.push_back(std::move(entry.event));
   return events;
 }
 

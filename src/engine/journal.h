@@ -101,4 +101,13 @@ void write(store::Store& store, std::int64_t run_id, const Event& event);
 // Run `run_id`'s journal, oldest first; throws std::runtime_error naming the event it cannot read.
 std::vector<Event> read(const store::Store& store, std::int64_t run_id);
 
+// An event read back with the store's id and time for it (what a report shows beside it).
+struct Entry {
+  std::int64_t id = 0;
+  std::string created_at;
+  Event event;
+};
+// As read, with each event's id and time.
+std::vector<Entry> read_entries(const store::Store& store, std::int64_t run_id);
+
 }  // namespace kernelarc::engine::journal

@@ -15,6 +15,7 @@
 #include "engine/measurement.h"
 #include "engine/proposal_queue.h"
 #include "engine/recording.h"
+#include "judge/backend.h"
 
 namespace kernelarc::engine {
 
@@ -73,7 +74,8 @@ ProposalContext Run::context_for(std::size_t index, const Knobs& base, const std
 void Run::event(const journal::Event& event) { journal::write(store_, run_id_, event); }
 
 void Run::choose_template() {
-  const std::string device_kind = options_.device == "cpu" ? "cpu" : "cuda";
+  const auto device_name = judge::parse_device(options_.device);
+  const std::string device_kind = device_name ? device_name->kind : options_.device;  // a template's device
   for (const auto& tmpl : task_.definition.templates)
     if (options_.template_name.empty() ? (tmpl.device == device_kind && !tmpl.knobs.empty()) : tmpl.name == options_.template_name) {
       template_ = &tmpl;

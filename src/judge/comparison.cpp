@@ -202,6 +202,16 @@ std::optional<std::string> reference_output_problem(const std::string& name, tas
   return std::nullopt;
 }
 
+bool every_value_near_zero(task::DType dtype, const std::vector<std::int64_t>& shape, const std::byte* values, double atol) {
+  const std::int64_t count = task::element_count(shape);
+  std::vector<char> near(static_cast<std::size_t>((count + kChunkElements - 1) / kChunkElements), 1);
+  common::for_each_chunk(count, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
+    const auto decoded = task::to_float32(dtype, values + static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8, end - begin);
+    near[static_cast<std::size_t>(index)] = std::all_of(decoded.begin(), decoded.end(), [&](float v) { return std::fabs(v) <= atol; });
+  });
+  return std::all_of(near.begin(), near.end(), [](char n) { return n != 0; });
+}
+
 namespace {
 
 // How many whole elements of `Word` in [begin, end) hold `first_pattern` in `first` and `second_pattern` in `second`;

@@ -42,6 +42,10 @@ std::optional<std::string> reference_output_problem(const std::string& name, tas
                                                     const std::vector<std::int64_t>& shape, const std::byte* values,
                                                     const task::Tolerance& tolerance);
 
+// Whether every value is within `atol` of zero: an answer of zeros then matches it everywhere, so inputs that make it
+// tell no answer from zeros (an extra round of shifted inputs through exp(-|x|), say) are no test of a kernel.
+bool every_value_near_zero(task::DType dtype, const std::vector<std::int64_t>& shape, const std::byte* values, double atol);
+
 // An element (a value, for the 4-bit types) that held the first poison's pattern after a call on buffers filled with
 // `first_poison` and the second's after a call on the same inputs with `second_poison` was never written, whatever
 // the patterns decode to. Returns how many, and the first, if any. Only values whose two patterns differ can be told

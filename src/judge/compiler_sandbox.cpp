@@ -5,9 +5,12 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 
 namespace kernelarc::judge {
 
@@ -36,6 +39,28 @@ std::vector<long> refused_calls() {
 std::vector<std::string> compiler_system_paths() {
   return {"/usr/bin",           "/bin",         "/usr/lib",          "/usr/lib64",         "/lib",     "/lib64",  "/usr/libexec",
           "/usr/include",       "/usr/local/include", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/dev/zero"};
+}
+
+std::vector<std::string> program_folders(const std::vector<std::string>& programs) {
+  std::vector<fs::path> search;
+  const char* path = std::getenv("PATH");
+  for (std::string_view rest = path ? path : ""; !rest.empty();) {
+    const auto colon = rest.find(':');
+    if (const fs::path folder(std::string(rest.substr(0, colon))); folder.is_absolute()) search.push_back(folder);  // never the working folder
+    rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+  }
+  std::vector<std::string> folders;
+  const auto add = [&](const fs::path& folder) {
+    if (std::find(folders.begin(), folders.end(), folder.string()) == folders.end()) folders.push_back(folder.string());
+  };
+  for (const auto& program : programs) {
+    const auto found = std::find_if(search.begin(), search.end(), [&](const fs::path& folder) { return access((folder / program).c_str(), X_OK) == 0; });
+    if (found == search.end()) continue;
+    add(*found);
+    std::error_code error;
+    if (const fs::path real = fs::canonical(*found / program, error); !error) add(real.parent_path());
+  }
+  return folders;
 }
 
 CompilerSandbox::CompilerSandbox(const std::vector<std::string>& read_only, const fs::path& build_folder)

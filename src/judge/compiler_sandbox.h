@@ -19,6 +19,10 @@ namespace kernelarc::judge {
 // The folders a system compiler needs (its programs, libraries, headers and the dynamic loader's cache).
 std::vector<std::string> compiler_system_paths();
 
+// The folders that hold each named program as PATH finds it, and its real file's folder where it is a link: a build
+// tool installed beside an interpreter (pip's ninja in a virtual environment's bin/) is outside the system's folders.
+std::vector<std::string> program_folders(const std::vector<std::string>& programs);
+
 class CompilerSandbox {
  public:
   // Prepared in the parent: `read_only` beyond the system's folders (the ABI headers, a toolkit), `build_folder` the

@@ -9,15 +9,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <ranges>
 #include <thread>
 
 #include "common/units.h"
 #include "judge/build_cache.h"
 #include "judge/compiler_sandbox.h"
-#ifdef KERNELARC_HAVE_CUDA
-#include "judge/cuda/cuda_compiler.h"
-#endif
 #include "judge/forbidden_calls.h"
 #include "judge/phase_clock.h"
 #include "judge/sandbox.h"
@@ -66,7 +62,7 @@ std::uint64_t fresh_seed() {
 }
 
 Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks)
-    : task_(task), options_(std::move(options)), peaks_(std::move(peaks)), compiler_(options_.compiler) {
+    : task_(task), options_(std::move(options)), backend_(backend_for(options_.device)), peaks_(std::move(peaks)), compiler_(options_.compiler) {
   if (options_.seed == 0) options_.seed = fresh_seed();
   if (options_.worker_executable.empty()) options_.worker_executable = current_executable();
   if (options_.flush_bytes == 0) options_.flush_bytes = default_flush_bytes();
@@ -91,56 +87,18 @@ Judge::~Judge() = default;
 
 BuildResult Judge::build(const CandidateSource& candidate) const {
   if (candidate.runs_in_oracle()) return oracle_candidate_build();
-  if (options_.device == "cpu") {
-    if (candidate.form == task::TemplateForm::kernel) {
-      BuildResult refused;
-      refused.diagnostics = "a kernel-only candidate is CUDA device code: judge it with --device cuda:N";
-      return refused;
-    }
-    std::vector<std::string> flags = task_.definition.cflags;
-    flags.insert(flags.end(), candidate.flags.begin(), candidate.flags.end());
-    return compiler_.build({candidate.source, flags, candidate.knobs});
-  }
-#ifdef KERNELARC_HAVE_CUDA
-  cuda::CudaCompilerOptions options;
-  options.cache_directory = options_.compiler.cache_directory;
-  const cuda::CudaCompiler compiler(options);
-  if (candidate.form == task::TemplateForm::kernel) return compiler.build_kernel({candidate.source, candidate.flags, candidate.knobs});
-  return compiler.build_library({candidate.source, candidate.flags, candidate.knobs});
-#else
-  BuildResult refused;
-  refused.diagnostics = "this kernelarc was built without the CUDA toolkit";
-  return refused;
-#endif
+  return backend_.build(candidate, task_, compiler_, options_.compiler);
 }
 
-// A candidate may read the runtime and its own library, write only in its own folder and its buffers; on the CPU half the memory at
-// most. On a GPU the driver reserves far more address space than it uses, so there is no such limit, and the driver
-// keeps its device files, its own /proc entry, sysfs and the CUDA libraries.
+// A candidate may read the runtime and its own library, write only in its own folder and its buffers; its device's
+// backend adds what the device needs (CPU: no signal handlers, half the memory; GPU: the driver's files).
 SandboxPolicy Judge::candidate_policy(const fs::path& library, const fs::path& own_folder) const {
   SandboxPolicy policy;
   policy.read_only = runtime_paths();
   policy.read_only.push_back(library.string());
   policy.read_write = {own_folder.string(), "/dev/null"};
   policy.write_existing = {candidate_scratch_.string()};  // its buffers: written by the judge, mapped by the worker, never a stash
-  if (options_.device == "cpu") {
-    // The CPU worker flushes the caches on its main thread before a timed call: a signal handler would run the
-    // candidate's code there, unseen by the clock of its other threads.
-    policy.signal_handlers = false;
-    policy.address_space_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
-    return policy;
-  }
-  std::error_code ignored;
-  for (const auto& entry : fs::directory_iterator("/dev", ignored))
-    if (entry.path().filename().string().starts_with("nvidia")) policy.read_write.push_back(entry.path().string());
-  policy.read_only.insert(policy.read_only.end(), {"/proc/self", "/proc/driver/nvidia", "/sys", "/usr/local/cuda"});
-  // The libraries the candidate's own library links against (the CUDA runtime) may sit on the loader's path.
-  if (const char* path = std::getenv("LD_LIBRARY_PATH"))
-    for (const auto folder : std::views::split(std::string_view(path), ':'))
-      if (!folder.empty()) policy.read_only.emplace_back(folder.begin(), folder.end());
-  // Landlock follows symbolic links when the rule is made, so /usr/local/cuda -> cuda-13.0 is allowed as the real folder.
-  const auto real = fs::canonical("/usr/local/cuda", ignored);
-  if (!ignored) policy.read_only.push_back(real.string());
+  backend_.adjust_candidate_policy(policy);
   return policy;
 }
 
@@ -194,9 +152,7 @@ WorkerOptions Judge::oracle_candidate_worker(const fs::path& log_file, const fs:
     fs::create_directories(own_folder / folder);
     options.environment[name] = (own_folder / folder).string();
   }
-  // torch's OpenMP threads sleep when idle instead of spinning: spinning after a call is work the judge's background check
-  // and the CPU clock of the candidate's other threads would count against it.
-  if (options_.device == "cpu") options.environment["OMP_WAIT_POLICY"] = "PASSIVE";
+  for (const auto& [name, value] : backend_.candidate_environment(true)) options.environment[name] = value;
   return options;
 }
 
@@ -207,12 +163,14 @@ WorkerOptions Judge::oracle_candidate_worker(const fs::path& log_file, const fs:
 SandboxPolicy Judge::oracle_candidate_policy(const task::SolutionCandidate& solution, const fs::path& own_folder) const {
   const auto oracle = find_reference_oracle();
   SandboxPolicy policy = candidate_policy(oracle.script, own_folder);
-  policy.child_processes = options_.device != "cpu" || solution.kind == task::SolutionKind::torch_extension;
+  policy.child_processes = backend_.python_solution_children() || solution.kind == task::SolutionKind::torch_extension;
   if (policy.child_processes) {
     // The build tools install signal handlers (ninja's sigaction): a torch extension on the CPU keeps them.
     policy.signal_handlers = true;
     const auto system = compiler_system_paths();
     policy.read_only.insert(policy.read_only.end(), system.begin(), system.end());
+    const auto tools = program_folders({"ninja", "c++", "nvcc"});  // torch's extension build runs these by name
+    policy.read_only.insert(policy.read_only.end(), tools.begin(), tools.end());
     policy.read_only.insert(policy.read_only.end(), {"/sbin", "/usr/sbin", "/etc/alternatives", "/usr/local/bin", "/usr/local/cuda",
                                                      "/usr/local/cutlass"});
     if (const char* cutlass = std::getenv("CUTLASS_DIR"); cutlass && *cutlass) policy.read_only.emplace_back(cutlass);
@@ -251,13 +209,14 @@ SharedBuffer& Judge::workload_buffer(const std::string& name, std::size_t bytes,
 void Judge::build_reference(const ProgressCallback& say) {
   const auto& references = task_.definition.native_reference;
   const bool native = options_.reference != "python";
-  const auto cuda_reference = native ? references.find("cuda") : references.end();
+  const auto own_key = backend_.own_native_reference();  // the device's own ("cuda"); none on the CPU
+  const auto device_reference = native && own_key ? references.find(*own_key) : references.end();
   const auto cpu_reference = native ? references.find("cpu") : references.end();
-  if (options_.device != "cpu" && cuda_reference != references.end()) {
-    if (say) say("building the native CUDA reference");
+  if (device_reference != references.end()) {
+    if (say) say(fmt::format("building the native {} reference", backend_.display_name()));
     CandidateSource reference;
     reference.name = "reference";
-    reference.source = read_text_file(cuda_reference->second);
+    reference.source = read_text_file(device_reference->second);
     reference_build_ = build(reference);
     reference_device_ = options_.device;
   } else if (cpu_reference != references.end()) {
@@ -284,7 +243,7 @@ void Judge::build_reference(const ProgressCallback& say) {
     missing.diagnostics = options_.reference == "python"
                               ? std::string("the task has no PyTorch reference (definition.json's \"reference\")")
                               : fmt::format("the task has no native {} reference (kernelarc.native_reference){}",
-                                            options_.device == "cpu" ? "CPU" : "CUDA or CPU",
+                                            own_key ? backend_.display_name() + " or CPU" : std::string("CPU"),
                                             options_.reference == "native" ? "" : " and no PyTorch reference");
     reference_build_ = missing;
     return;
@@ -312,7 +271,7 @@ struct CandidateWorkers {
 // load): a new process and CUDA context per candidate cost about half a second. Full sources get a fresh one.
 std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidate, const BuildResult& build, const fs::path& prefix,
                                                  CandidateWorkers& workers) {
-  if (options_.device != "cpu" && candidate.form == task::TemplateForm::kernel) {
+  if (candidate.form == task::TemplateForm::kernel) {  // the CPU's backend refused to build one
     if (!kernel_session_)
       kernel_session_ = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, (scratch_ / "kernel-worker.log").string()});
     workers.candidate = kernel_session_.get();
@@ -343,9 +302,7 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
     } else {
       WorkerOptions worker_options{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
                                    {{"TMPDIR", (*workers.own_folder / "tmp").string()}}};
-      // On the CPU its main thread sleeps between requests instead of spinning, so the kernel has accounted its CPU time
-      // whenever the judge reads it: what the other threads do between calls is then read exactly.
-      if (options_.device == "cpu") worker_options.environment["KERNELARC_WORKER_SPIN_MS"] = "0";
+      for (const auto& [name, value] : backend_.candidate_environment(false)) worker_options.environment[name] = value;
       workers.own_candidate = std::make_unique<Session>(std::move(worker_options));
       if (options_.sandbox)
         workers.own_candidate->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(build.library, *workers.own_folder))}};
@@ -421,7 +378,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
   }
   if (!verdict.build.ok) return fill_all(Status::compile_error, verdict.build.diagnostics, JudgePhase::build);
   if (!candidate.runs_in_oracle())
-    if (auto forbidden = forbidden_call_in_library(verdict.build.library, task_.definition.forbid, options_.device != "cpu"))
+    if (auto forbidden = forbidden_call_in_library(verdict.build.library, task_.definition.forbid, backend_.library_lookups_allowed()))
       return fill_all(Status::reward_hack, *forbidden, JudgePhase::build);
 
   if (!reference_build_) {

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "judge/backend.h"
 #include "judge/cpu_compiler.h"
+#include "judge/judge_protocol.h"
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
 #include "judge/reference_oracle.h"
@@ -32,11 +34,12 @@ struct CandidateWorkers;  // judge/judge.cpp
 
 struct JudgeOptions {
   std::string device = "cpu";         // "cpu" or "cuda:N"
-  int rounds = 10;                    // correctness rounds per workload, each with fresh inputs
-  int warmup = 10;
-  int iterations = 50;                // timed calls per workload
-  int rechecks = 5;                   // timed calls whose outputs are checked again
-  int unseen_calls = 3;               // timed calls on inputs never given before, to catch answers kept by content
+  // The protocol (judge/judge_protocol.h): the thorough one unless set, as a command sets its device's (use_protocol).
+  int rounds = JudgeProtocol{}.rounds;
+  int warmup = JudgeProtocol{}.warmup;
+  int iterations = JudgeProtocol{}.iterations;
+  int rechecks = JudgeProtocol{}.rechecks;
+  int unseen_calls = JudgeProtocol{}.unseen_calls;
   // Which reference checks the candidates: "auto" (a native one for the device, else the native C++ one, else the
   // PyTorch reference through the oracle), "native" (never the oracle) or "python" (always the PyTorch reference).
   std::string reference = "auto";
@@ -57,9 +60,7 @@ struct JudgeOptions {
   std::filesystem::path scratch_directory;   // empty: $KERNELARC_SCRATCH_DIR, else /dev/shm, else the temp folder
   std::size_t flush_bytes = 0;        // 0: twice the last-level cache (on a GPU the worker flushes at least twice the L2)
   std::size_t input_pool_bytes = 256u << 20;  // how much memory the shifted input slots may use
-  // A median below T_sol / roofline_margin is REWARD_HACK. 1 for datasheet peaks, which nothing
-  // beats; more for measured CPU peaks, which a kernel vectorised better than the probe can beat.
-  double roofline_margin = 1.0;
+  double roofline_margin = JudgeProtocol{}.roofline_margin;  // a median below T_sol / roofline_margin is REWARD_HACK
   // Inputs and reference outputs of every round are kept for the next candidate (the same seed gives the same inputs),
   // up to this many bytes: a warm candidate skips input generation and the reference. 0: a quarter of the machine's memory.
   std::size_t round_cache_bytes = 0;
@@ -67,6 +68,15 @@ struct JudgeOptions {
   // pages. 0: an eighth of the machine's memory.
   std::size_t buffer_cache_bytes = 0;
   CompilerOptions compiler;
+
+  void use_protocol(const JudgeProtocol& protocol) {
+    rounds = protocol.rounds;
+    warmup = protocol.warmup;
+    iterations = protocol.iterations;
+    rechecks = protocol.rechecks;
+    unseen_calls = protocol.unseen_calls;
+    roofline_margin = protocol.roofline_margin;
+  }
 };
 
 struct CandidateSource {
@@ -83,8 +93,6 @@ struct CandidateSource {
   bool runs_in_oracle() const { return solution && task::runs_in_oracle(*solution); }
 };
 
-using ProgressCallback = std::function<void(const std::string& line)>;
-
 class Judge {
  public:
   Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks);
@@ -99,6 +107,7 @@ class Judge {
   // Baseline times (ns) per workload uuid, for the SOL score.
   void set_baselines(std::map<std::string, double> baseline_ns) { baselines_ = std::move(baseline_ns); }
   const JudgeOptions& options() const { return options_; }
+  const Backend& backend() const { return backend_; }
   std::uint64_t seed() const { return options_.seed; }
 
  private:
@@ -118,6 +127,7 @@ class Judge {
   SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;
   JudgeOptions options_;
+  const Backend& backend_;  // of options_.device: how it builds, walls and times
   task::DevicePeaks peaks_;
   CpuCompiler compiler_;
   std::unique_ptr<ScratchFolder> scratch_folder_;  // before the sessions: removed after their workers have stopped

@@ -8,9 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#ifdef KERNELARC_HAVE_CUDA
-#include "judge/cuda/sm_clock.h"
-#endif
+#include "judge/backend.h"
 
 namespace kernelarc::judge {
 
@@ -29,16 +27,8 @@ MachineConditions read_machine_conditions(const std::string& device) {
   std::stringstream text;
   text << file.rdbuf();
   conditions.load_1min = parse_loadavg(text.str());
-#ifdef KERNELARC_HAVE_CUDA
-  if (device.rfind("cuda:", 0) == 0) {
-    try {
-      conditions.sm_clock_mhz = cuda::sm_clock_mhz_of_device(std::stoi(device.substr(5)));
-    } catch (const std::exception&) {
-    }
-  }
-#else
-  (void)device;
-#endif
+  // The device's own clock, where its backend reads one (a GPU's SM clock from NVML).
+  if (const Backend* backend = find_backend(device)) conditions.sm_clock_mhz = backend->clock_mhz(parse_device(device)->ordinal);
   return conditions;
 }
 

@@ -1,101 +1,13 @@
 #include "judge/worker.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstring>
-#include <nlohmann/json.hpp>
-#include <vector>
+#include <optional>
 
-#include "judge/call_tensors.h"
-#include "judge/candidate_library.h"
-#include "judge/sandbox.h"
-#include "judge/shared_buffer.h"
+#include "judge/backend.h"
 #include "judge/worker_channel.h"
-#include "kernelarc/candidate_abi.h"
-#ifdef KERNELARC_HAVE_CUDA
-#include "judge/cuda/gpu_worker.h"
-#endif
 
 namespace kernelarc::judge {
-
-using nlohmann::json;
-
-namespace {
-
-class CpuWorker {
- public:
-  json handle(const std::string& op, const json& request) {
-    if (op == "hello") return {{"ok", true}, {"pid", getpid()}, {"protocol", kWorkerProtocolVersion}, {"device", "cpu"}};
-    if (op == "noop") return {{"ok", true}};
-    if (op == "sandbox") return {{"ok", true}, {"sandbox", enter_sandbox(sandbox_policy_from(request.at("policy")))}};
-    if (op == "load") return load(request.at("library").get<std::string>());
-    if (op == "map") {
-      buffer_ = SharedBuffer::open(request.at("file").get<std::string>(), request.at("bytes").get<std::size_t>());
-      return {{"ok", true}};
-    }
-    if (op == "bind") {
-      inputs_ = parse_layouts(request.at("inputs"));
-      outputs_ = parse_layouts(request.at("outputs"));
-      return {{"ok", true}};
-    }
-    if (op == "upload" || op == "download") return {{"ok", true}};  // the shared buffer is the candidate's memory
-    if (op == "copy") {
-      for (const auto& copy : parse_copies(request.at("ranges"), buffer_.size()))
-        std::memmove(buffer_.data() + copy.to, buffer_.data() + copy.from, copy.bytes);
-      return {{"ok", true}};
-    }
-    if (op == "flush") return flush(request.at("bytes").get<std::size_t>());
-    if (op == "call") return call(request);
-    throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
-  }
-
- private:
-  json load(const std::string& path) {
-    const std::string problem = library_.open(path);
-    if (!problem.empty()) return {{"ok", false}, {"error", problem}};
-    return {{"ok", true}};
-  }
-
-  json flush(std::size_t bytes) {
-    const std::size_t words = bytes / sizeof(std::uint64_t);
-    if (flush_buffer_.size() != words) flush_buffer_.assign(words, 0);
-    // Ordinary stores over every line evict the candidate's data from every cache level. The values
-    // differ per word and per flush so the loop cannot become a memset, whose large-size path uses
-    // non-temporal stores that bypass the cache.
-    const std::uint64_t salt = ++flushes_ * 0x9e3779b97f4a7c15ull;
-    std::uint64_t* words_begin = flush_buffer_.data();
-    for (std::size_t i = 0; i < words; ++i) words_begin[i] = i ^ salt;
-    volatile std::uint64_t sink = words_begin[words / 2];
-    (void)sink;
-    return {{"ok", true}};
-  }
-
-  // The judge times a "null" call, the same path with an empty entry point, to learn its own overhead.
-  static int null_entry(const DLTensor* const*, std::int32_t, DLTensor* const*, std::int32_t, void*) { return 0; }
-
-  json call(const json& request) {
-    const kernelarc_entry_fn entry = request.value("null", false) ? &CpuWorker::null_entry : library_.entry();
-    if (!entry) throw std::runtime_error("call before load");
-    const CallTensors tensors(inputs_, request.at("inputs"), outputs_, request.at("outputs"), buffer_.data(), buffer_.size(), {kDLCPU, 0});
-    if (const auto poison = request.find("poison"); poison != request.end())
-      for (std::int32_t i = 0; i < tensors.output_count(); ++i)
-        std::memset(tensors.output_data(static_cast<std::size_t>(i)), poison->get<int>(), outputs_[static_cast<std::size_t>(i)].bytes());
-    const auto start = std::chrono::steady_clock::now();
-    const int rc = entry(tensors.inputs(), tensors.input_count(), tensors.outputs(), tensors.output_count(), nullptr);
-    const auto ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-    return {{"ok", true}, {"rc", rc}, {"ns", ns}, {"metadata", tensors.metadata_change()}};
-  }
-
-  CandidateLibrary library_;
-  SharedBuffer buffer_;
-  std::vector<TensorLayout> inputs_, outputs_;
-  std::vector<std::uint64_t> flush_buffer_;
-  std::uint64_t flushes_ = 0;
-};
-
-}  // namespace
 
 int run_worker(const std::string& device) {
   std::optional<WorkerChannel> channel;
@@ -105,15 +17,14 @@ int run_worker(const std::string& device) {
     fmt::print(stderr, "kernelarc worker: {}\n", error.what());
     return 3;
   }
-  if (device == "cpu") {
-    CpuWorker worker;
-    return channel->serve([&](const std::string& op, const json& request) { return worker.handle(op, request); });
+  const auto name = parse_device(device);
+  const Backend* backend = find_backend(device);
+  // The judge always names the worker's device in full ("cuda:0", never "cuda").
+  if (!backend || name->text() != device) {
+    fmt::print(stderr, "kernelarc worker: device \"{}\" is not supported by this build\n", device);
+    return 2;
   }
-#ifdef KERNELARC_HAVE_CUDA
-  if (device.rfind("cuda:", 0) == 0) return cuda::run_gpu_worker(*channel, device);
-#endif
-  fmt::print(stderr, "kernelarc worker: device \"{}\" is not supported by this build\n", device);
-  return 2;
+  return backend->serve_worker(*channel, *name);
 }
 
 }  // namespace kernelarc::judge

@@ -2,9 +2,23 @@
 
 #include <fmt/format.h>
 
+#include "judge/backend.h"
+
 namespace kernelarc::judge {
 
 using nlohmann::json;
+
+namespace {
+
+// A device this build cannot use has no backend to ask: its worker refuses the device when it starts.
+bool keeps_device_memory(const std::string& device) {
+  const Backend* backend = find_backend(device);
+  return backend && backend->device_memory();
+}
+
+}  // namespace
+
+WorkerSession::WorkerSession(WorkerOptions options) : on_gpu(keeps_device_memory(options.device)), worker(std::move(options)) {}
 
 std::optional<Failure> WorkerSession::prepare(const SharedBuffer& buffer, std::uint64_t generation, const json& binding,
                                                       std::chrono::milliseconds deadline, Status load_failure_status) {

@@ -44,7 +44,8 @@ struct WorkerSession {
   // its C++ sources with nvcc there.
   std::chrono::milliseconds load_deadline{0};
 
-  explicit WorkerSession(WorkerOptions options) : on_gpu(options.device != "cpu"), worker(std::move(options)) {}
+  // on_gpu: where the device's backend keeps the tensors in device memory.
+  explicit WorkerSession(WorkerOptions options);
 
   // Returns a failure when the library cannot be loaded or the worker cannot be set up.
   std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const nlohmann::json& binding,

@@ -1,77 +1,21 @@
 // `kernelarc report`: a run (or several of one task) as one self-contained HTML page: curves of the best time and SOL
 // score, per-workload bars against T_b and T_sol, a roofline, the strategies, the board, the incumbent's lineage, the
 // plateaus, the models' cost and the best kernel's source. Charts are inline SVG (report/svg_chart.h); the page has no
-// script and loads nothing from outside.
+// script and loads nothing from outside. The run's data: report/run_data.h; the page's parts: html_page.h (shell and
+// tables), progress_charts.h, workload_charts.h, run_tables.h; the comparison: comparison_page.cpp.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "store/run_reader.h"
+#include "report/run_data.h"
 
 namespace kernelarc::report {
-
-// A run the store lacks, an evaluation where a run is needed, runs of different tasks in one comparison.
-class ReportError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// One judged candidate as the charts see it.
-struct CandidatePoint {
-  std::int64_t id = 0;
-  std::int64_t number = 0;  // 1 for the start
-  std::string agent;
-  std::string strategy;
-  std::string decision;  // first, promoted, backup, rejected (or "eval")
-  bool passed = false;
-  double time_ns = 0;         // the visible workloads' geometric mean (the controller's time), 0 for a failure
-  double incumbent_ns = 0;    // for first and promoted: the time it was promoted with
-  std::optional<double> score;  // mean SOL score of the visible workloads
-  double seconds = 0;           // since the run started
-};
-
-struct WorkloadRow {
-  std::string uuid;
-  bool held_out = false;
-  std::optional<double> start_ns, best_ns, baseline_ns, sol_ns, score;
-  std::string best_status;
-  double flops = 0, bytes = 0;  // from the best's recorded roofline; 0: unknown
-  std::string bound;            // "memory" or "compute"
-};
-
-struct RunData {
-  store::RunRecord run;
-  std::string task;
-  std::vector<CandidatePoint> candidates;
-  std::vector<store::ConclusionRecord> conclusions;
-  std::vector<store::EventRecord> events;  // every event but "judged" (those are in candidates)
-  std::optional<store::CandidateRecord> best;   // with its source
-  std::optional<std::int64_t> start_id;
-  std::vector<WorkloadRow> workloads;
-  double memory_roof = 0;                              // bytes/s from the recorded T_sol of memory-bound workloads
-  std::vector<std::pair<std::string, double>> compute_roofs;  // FLOP/s from compute-bound ones
-  // Model usage by agent: requests, failures, tokens in and out, cost.
-  struct Usage {
-    std::int64_t requests = 0, failures = 0, tokens_in = 0, tokens_out = 0;
-    double cost_usd = 0;
-  };
-  std::vector<std::pair<std::string, Usage>> usage;
-};
-
-// Everything the page needs of one run, read in a handful of queries. Throws ReportError for a run the store lacks.
-RunData load_run(const store::RunReader& reader, std::int64_t run_id);
 
 // The page of one run.
 std::string run_report_html(const RunData& data);
 
 // The page comparing runs of one task; throws ReportError naming the run of another task.
 std::string comparison_html(const std::vector<RunData>& runs);
-
-// Seconds between two of the store's UTC timestamps ("2026-12-05T13:51:13.123Z"); 0 when either is malformed.
-double seconds_between(const std::string& from, const std::string& to);
 
 }  // namespace kernelarc::report

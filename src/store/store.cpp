@@ -67,6 +67,31 @@ Store Store::open_existing(const fs::path& file) {
   return open_with(file, false);
 }
 
+Store Store::open_read_only(const fs::path& file) {
+  const std::string operation = fmt::format("open {} to read", file.string());
+  std::error_code error;
+  if (!fs::is_regular_file(file, error)) throw StoreError(fmt::format("{}: there is no run store there", operation));
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  Store store(db);  // owns the handle even when opening failed
+  if (rc != SQLITE_OK) {
+    if (db == nullptr) throw StoreError(fmt::format("{}: {}", operation, sqlite3_errstr(rc)));
+    throw_sqlite_error(db, operation);
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  int schema = 0;
+  try {
+    schema = store.schema_version();  // the first read: a file that is not a database fails here
+  } catch (const StoreError& e) {
+    throw StoreError(fmt::format("{}: {}", operation, e.what()));
+  }
+  if (schema == 0) throw StoreError(fmt::format("{}: not a KernelArc run store (no schema)", operation));
+  if (schema > kSchemaVersion)
+    throw StoreError(fmt::format("{}: its schema is version {}, newer than this build's {}", operation, schema, kSchemaVersion));
+  return store;
+}
+
 Store Store::open_with(const fs::path& file, bool create) {
   const std::string operation = fmt::format("open {}", file.string());
   if (create && file.has_parent_path()) {

@@ -106,6 +106,10 @@ class Store {
   // As open, for a store that must exist already (a read, a resume): never creates a file or a folder; throws
   // StoreError naming the path when there is none.
   static Store open_existing(const std::filesystem::path& file);
+  // A read-only connection (SQLITE_OPEN_READONLY) for `kernelarc report` and `serve`: never creates, migrates or writes
+  // anything, and any write through it fails. Throws StoreError naming the path for a missing file, a file that is not
+  // a store, or a schema newer than this build.
+  static Store open_read_only(const std::filesystem::path& file);
 
   Store(Store&& other) noexcept;
   Store& operator=(Store&& other) noexcept;
@@ -134,13 +138,16 @@ class Store {
   std::vector<RunRecord> runs() const;  // newest first
   std::optional<TaskRecord> task(std::int64_t id) const;
   std::vector<CandidateRecord> candidates(std::int64_t run_id) const;  // oldest first
+  std::optional<CandidateRecord> candidate(std::int64_t id) const;
   std::vector<VerdictRecord> verdicts(std::int64_t candidate_id) const;  // oldest first
   std::vector<ConclusionRecord> conclusions(std::string_view task) const;  // newest first
+  std::vector<ConclusionRecord> conclusions_of_run(std::int64_t run_id) const;  // oldest first
   // What earlier runs (id below `before_run`) on the same task, or on any task of the same op_type, concluded; oldest
   // first. An empty op_type matches by task only.
   std::vector<ConclusionRecord> conclusions_of_similar_runs(std::string_view task, std::string_view op_type,
                                                             std::int64_t before_run) const;
-  std::vector<EventRecord> events(std::int64_t run_id) const;  // oldest first
+  // The run's events with an id above `after_id`, oldest first.
+  std::vector<EventRecord> events(std::int64_t run_id, std::int64_t after_id = 0) const;
 
   // Runs body inside BEGIN IMMEDIATE ... COMMIT, or ROLLBACK and rethrow if it
   // throws. Nested calls become savepoints of the enclosing transaction.
@@ -148,6 +155,7 @@ class Store {
   auto transaction(F&& body) -> decltype(body());
 
  private:
+  friend class RunReader;  // its bulk reads of a whole run share this connection and the row mapping (store_rows.h)
   explicit Store(sqlite3* db) noexcept;
   static Store open_with(const std::filesystem::path& file, bool create);
   void execute(const char* sql, std::string_view operation) const;

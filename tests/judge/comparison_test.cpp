@@ -183,6 +183,17 @@ TEST(ComparisonTest, AllZeroAgainstNonZeroReference) {
   EXPECT_TRUE(compare({0.0f, 0.0f, 0.0f, 1e-3f}, {1e-3f, 0.0f, 0.0f, 0.0f}, tolerance(1e-2, 1e-2)).passed);
 }
 
+TEST(ComparisonTest, EveryValueNearZeroIsJudgedAtTheAbsoluteTolerance) {
+  const auto near = [](std::vector<float> values, double atol) {
+    return every_value_near_zero(task::DType::float32, {static_cast<std::int64_t>(values.size())},
+                                 reinterpret_cast<const std::byte*>(values.data()), atol);
+  };
+  EXPECT_TRUE(near({1e-31f, -4e-27f, 0.0f, 1e-5f}, 1e-5));
+  EXPECT_FALSE(near({1e-31f, -2e-5f, 0.0f}, 1e-5));
+  EXPECT_FALSE(near({0.0f, std::numeric_limits<float>::quiet_NaN()}, 1e-5)) << "a NaN is not near anything";
+  EXPECT_TRUE(near({}, 0));
+}
+
 TEST(ComparisonTest, EmptyOutputPasses) {
   const auto result = compare({}, {}, tolerance(0, 0), {0, 4});
   EXPECT_TRUE(result.passed);

@@ -18,6 +18,7 @@
 
 #include "judge/judge.h"
 #include "judge_test_support.h"
+#include "judge/input_generator.h"
 #include "judge/verdict.h"
 #include "task/roofline.h"
 #include "task/task.h"
@@ -404,6 +405,16 @@ TEST_F(CpuJudgeTest, AnFp8OutputHoldingAPoisonByteAsAValueIsJudgedByValue) {
   EXPECT_TRUE(honest.passed()) << describe(honest);
   const auto partial = run(task, canary("fp8_quant_leaves_a_column"));
   expect_every_workload(task, partial, Status::incorrect_numerical, {"output 'q'", "left unwritten"});
+}
+
+TEST_F(CpuJudgeTest, AnExtraRoundWhoseAnswerIsZeroWithinAtolDoesNotFailAnAllZeroOutput) {
+  // Shifted inputs make every exp(-|x|) below 1e-20: the honest kernel's zeros match the reference everywhere.
+  const auto task = task::load_task(fs::path(KERNELARC_CANDIDATES).parent_path() / "tasks" / "exp_decay");
+  ASSERT_THAT(stricter_regimes(task.definition), ::testing::Contains(InputRegime::shifted));
+  const auto honest = run(task, canary("exp_decay_flushes_tiny"));
+  expect_all_pass(task, honest);
+  // Zeros on the benchmark's own inputs still fail.
+  expect_every_workload(task, run(task, canary("all_zeros")), Status::incorrect_numerical, {"output 'y'"});
 }
 
 TEST_F(CpuJudgeTest, ThreadStillBurningCpuAfterReturnIsRewardHack) {

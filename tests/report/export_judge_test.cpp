@@ -181,7 +181,17 @@ TEST(TorchBindingCompiledTest, HandsTheCandidateEveryTensorInTheDefinitionOrder)
   std::string main = "#include <torch/extension.h>\n#include <kernelarc/candidate_abi.h>\n#include <cstdio>\n\n";
   main += "void run(" + signature[1].str() + ");\n";
   main += R"(static void* expected[16];
+static const void* scalar_seen[16];  // each scalar's data the call before
+static bool first_call = true;
 extern "C" int kernelarc_run(const DLTensor* const* inputs, int32_t num_inputs, DLTensor* const* outputs, int32_t num_outputs, void* stream) {
+  if (!first_call) {  // later calls say only whether each scalar's device copy was made again
+    for (int i = 0; i < num_inputs; ++i)
+      if (inputs[i]->ndim == 0) std::printf("scalar %d: %s\n", i, inputs[i]->data == scalar_seen[i] ? "reused" : "made again");
+    for (int i = 0; i < num_inputs; ++i) scalar_seen[i] = inputs[i]->data;
+    return 0;
+  }
+  first_call = false;
+  for (int i = 0; i < num_inputs; ++i) scalar_seen[i] = inputs[i]->data;
   std::printf("stream %p\n", stream);
   int argument = 0;
   const auto show = [&](const char* side, int index, const DLTensor* t) {
@@ -200,6 +210,12 @@ int main() {
   main += make;
   const std::string call = fmt::format("run({})", fmt::join(arguments, ", "));
   main += "  " + call + ";\n";
+  // The same scalar again: its device copy is reused (a fill per call would be timed); a new value: made again.
+  main += "  " + call + ";\n";
+  std::vector<std::string> changed = arguments;
+  for (auto& a : changed)
+    if (a == "1e-6") a = "2e-6";
+  main += fmt::format("  run({});\n", fmt::join(changed, ", "));
   // A wrong dtype for the last output: refused before the candidate sees it.
   main += fmt::format("  try {{ t{} = torch::Tensor(t{}.sizes(), at::ScalarType::Double); {}; }} catch (const std::exception& e) {{ std::printf(\"error: %s\\n\", e.what()); }}\n",
                       argument - 1, argument - 1, call);
@@ -221,6 +237,10 @@ int main() {
   ASSERT_TRUE(std::getline(lines, line));
   EXPECT_EQ(line, "stream 0x5713ea") << "PyTorch's current stream";
   for (const auto& expected : expected_lines) {
+    ASSERT_TRUE(std::getline(lines, line)) << "missing: " << expected;
+    EXPECT_EQ(line, expected);
+  }
+  for (const char* expected : {"scalar 3: reused", "scalar 3: made again"}) {
     ASSERT_TRUE(std::getline(lines, line)) << "missing: " << expected;
     EXPECT_EQ(line, expected);
   }

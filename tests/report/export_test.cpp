@@ -354,7 +354,8 @@ TEST(TorchBindingTest, OneDescriptionPerTensorInTheDefinitionOrderWithItsDtype) 
   EXPECT_THAT(calls, ::testing::ElementsAre("x_contiguous x BFloat16 2 4/16/1 inputs[0]", "residual_contiguous residual BFloat16 2 4/16/1 inputs[1]",
                                             "weight_contiguous weight BFloat16 1 4/16/1 inputs[2]", "eps_tensor eps Float 0 2/32/1 inputs[3]",
                                             "out out BFloat16 2 4/16/1 outputs[0]", "new_residual new_residual BFloat16 2 4/16/1 outputs[1]"));
-  EXPECT_THAT(binding, HasSubstr("torch::scalar_tensor(eps, torch::TensorOptions().dtype(at::ScalarType::Float).device(x.device()))"));
+  EXPECT_THAT(binding, HasSubstr("static thread_local ScalarOnDevice<double> eps_on_device;"));
+  EXPECT_THAT(binding, HasSubstr("const torch::Tensor& eps_tensor = eps_on_device.get(eps, at::ScalarType::Float, x.device());"));
   EXPECT_THAT(binding, HasSubstr("kernelarc_run(input_pointers, 4, output_pointers, 2, static_cast<void*>(at::cuda::getCurrentCUDAStream().stream()))"));
   EXPECT_THAT(binding, HasSubstr("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)"));
   EXPECT_THAT(binding, HasSubstr("m.def(\"run\", &run,"));

@@ -1,6 +1,7 @@
 // A run store written through the Store API the way `kernelarc run` writes one (task, run, candidates with their
-// verdicts, judged events, conclusions, the run_finished summary), with real template sources: what the report
-// tests export and print, without judging anything.
+// verdicts, judged events through the run's journal, conclusions, the run_finished summary), with real template
+// sources: what the report tests export and print, without judging anything. Also a 10,000-candidate run, the size
+// the report must stay light and fast for.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/controller.h"
+#include "engine/journal.h"
 #include "judge/build_cache.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -116,8 +119,10 @@ inline RecordedRun record_run(store::Store& store, const task::Task& task, const
       candidate.parent_id = best;
       candidate.proposer = number == 0 ? "start" : "agent-1";
       candidate.hypothesis = number == 0 ? "the template's knobs at their first values" : "a step of one knob";
+      candidate.build_json = json{{"ok", true}}.dump();
       const auto id = store.add_candidate(candidate);
-      for (const double first_ns : {spec.time_ns, spec.again_ns}) {
+      for (const bool again : {false, true}) {
+        const double first_ns = again ? spec.again_ns : spec.time_ns;
         if (first_ns <= 0 && spec.status == "PASSED") continue;
         double factor = 1;
         for (const auto& workload : task.workloads) {
@@ -129,6 +134,7 @@ inline RecordedRun record_run(store::Store& store, const task::Task& task, const
           if (spec.status == "PASSED") {
             verdict.median_ns = first_ns * factor;
             verdict.samples_ns = {first_ns * factor, first_ns * factor * 1.01};
+            if (again) verdict.details_json = json{{"measurement", "measured again before a promotion"}}.dump();
           } else {
             verdict.reason = "element 3: expected 1, got 2";
           }
@@ -139,10 +145,10 @@ inline RecordedRun record_run(store::Store& store, const task::Task& task, const
       }
       recorded.candidate_ids.push_back(id);
       ++number;
-      store.add_event({0, recorded.run_id, "judged",
-                       json{{"number", number}, {"candidate", id}, {"agent", candidate.proposer}, {"decision", spec.decision}, {"knobs", spec.knobs}}
-                           .dump(),
-                       ""});
+      engine::journal::Judged judged;
+      judged.number = number, judged.candidate = id, judged.agent = candidate.proposer, judged.knobs = spec.knobs;
+      judged.decision = engine::parse_decision(spec.decision).value();
+      engine::journal::write(store, recorded.run_id, judged);
       if (spec.decision == "first" || spec.decision == "promoted") best = id;
       if (spec.decision != "first")
         store.add_conclusion({0, recorded.run_id, task.definition.name, "all", "tiling", candidate.hypothesis + " " + std::to_string(number),
@@ -156,6 +162,46 @@ inline RecordedRun record_run(store::Store& store, const task::Task& task, const
     store.finish_run(recorded.run_id, best ? "finished" : "failed", summary.dump());
   }
   return recorded;
+}
+
+// A run of 10,000 candidates on softmax's CPU template, as `kernelarc run` records one: every workload judged with its
+// roofline details and scores, one candidate in five incorrect, promotions whenever one is faster, a conclusion and a
+// judged event (with the model's usage) each, a plateau every 16 and a few large sources. Returns the run's id.
+inline std::int64_t record_ten_thousand_candidates(store::Store& store, const task::Task& softmax) {
+  using nlohmann::json;
+  const auto& cpu = first_template(softmax, "cpu", task::TemplateForm::full);
+  const std::int64_t run_id = record_run(store, softmax, cpu, "cpu", {}, false).run_id;
+  store.transaction([&] {
+    std::optional<std::int64_t> parent;
+    double best = 1e6;
+    for (int n = 1; n <= 10000; ++n) {
+      store::CandidateRecord c;
+      c.run_id = run_id, c.name = "softmax.rows." + std::to_string(n), c.source_hash = "h", c.proposer = n == 1 ? "start" : "agent-" + std::to_string(n % 4);
+      c.source = n == 1 || n % 997 == 0 ? std::string(20000, 'x') : "k";
+      c.parent_id = parent;
+      c.build_json = json{{"ok", true}}.dump();
+      const auto id = store.add_candidate(c);
+      const double time = 1e6 / (1 + 0.001 * (n % 1500)) * (1 + 0.1 * (n % 7));
+      const bool passed = n % 5 != 0;
+      for (const auto& w : softmax.workloads) {
+        store::VerdictRecord v;
+        v.candidate_id = id, v.workload_uuid = w.uuid, v.held_out = w.held_out, v.status = passed ? "PASSED" : "INCORRECT_NUMERICAL";
+        if (passed) v.median_ns = time, v.sol_ns = 1000, v.baseline_ns = 2e6, v.score = 0.7, v.samples_ns = {time, time};
+        v.details_json = R"({"roofline":{"sol_ns":1000,"flops":5000,"bytes":1000000,"bound":"memory"}})";
+        store.add_verdict(v);
+      }
+      const std::string decision = n == 1 ? "first" : passed && time < best ? "promoted" : passed ? "backup" : "rejected";
+      if (decision == "first" || decision == "promoted") best = time, parent = id;
+      engine::journal::Judged judged;
+      judged.number = n, judged.candidate = id, judged.agent = c.proposer, judged.strategy = "tiling", judged.knobs = {{"ROWS", n % 8}};
+      judged.decision = engine::parse_decision(decision).value();
+      judged.usage = engine::ModelUsage{1, 0, 1000, 200, 0.001};
+      engine::journal::write(store, run_id, judged);
+      if (n > 1) store.add_conclusion({0, run_id, "softmax", "all", "tiling", "step " + std::to_string(n), decision, 0.01, "lesson", ""});
+      if (n % 16 == 0) engine::journal::write(store, run_id, engine::journal::Plateau{n, 16, 0.02, 16, {"tiling"}, std::nullopt});
+    }
+  });
+  return run_id;
 }
 
 }  // namespace kernelarc::report::testing

@@ -15,7 +15,12 @@ namespace c10 {
 enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, Bool, BFloat16, Float8_e5m2, Float8_e4m3fn, Float4_e2m1fn_x2 };
 inline std::ostream& operator<<(std::ostream& out, ScalarType type) { return out << "ScalarType#" << static_cast<int>(type); }
 
+enum class DeviceType { CPU, CUDA };
+
 struct Device {
+  Device() = default;
+  Device(DeviceType, int device_index) : index(device_index) {}
+  bool operator==(const Device& other) const { return index == other.index; }
   int index = 0;
 };
 
@@ -66,7 +71,7 @@ class Tensor {
   const std::vector<std::int64_t>& sizes() const { return state_->sizes; }
   void* data_ptr() const { return state_->storage.data(); }
   int get_device() const { return state_->device; }
-  c10::Device device() const { return {state_->device}; }
+  c10::Device device() const { return {c10::DeviceType::CUDA, state_->device}; }
   // A copy with its own storage unless already contiguous, as PyTorch's.
   Tensor contiguous() const {
     if (state_->contiguous) return *this;

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Does the time between the L2 flush and the kernel, or a fresh address per call, change a kernel's measured time?
+
+  PYTHONPATH=.sol-execbench/src:/tmp/site bench/flush_gap.py [--iterations 200]
+
+The benchmark's harness zeroes a 2x-L2 buffer and launches the kernel right behind it on the same stream; KernelArc's
+GPU worker synchronises after its flush, then launches. Same PyTorch kernels, timed by the harness's own CUPTI function
+(bench_gpu_time_with_cupti), once as the harness does it and once with a synchronise after each flush. Prints one row
+per kernel: the median of each and their ratio. A ratio well above 1 says the harness's numbers include the flush's
+dirty lines being written back while the kernel runs. A second table: the harness's time_runnable (each call's inputs
+at fresh addresses, from its ShiftingMemoryPoolAllocator) against the same inputs at the same addresses every call
+(KernelArc's worker keeps a few input slots): a ratio above 1 says fresh addresses (cold TLBs) cost time.
+"""
+import argparse
+import statistics
+
+import torch
+from sol_execbench.core.bench import timing
+
+
+def kernels():
+    bf16 = dict(device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(4096, 4096, **bf16)
+    y = torch.randn(2048, 2048, **bf16)
+    a, b = torch.randn(1024, 12288, **bf16), torch.randn(1024, 12288, **bf16)
+    q = torch.randn(1024, 64, 8, 128, **bf16)
+    small = torch.randn(16, 4096, **bf16)
+    softmax, mul, neg = (lambda t: torch.softmax(t, -1)), (lambda s, t: s * t), (lambda t: -t)
+    return [  # (name, function of the inputs, inputs)
+        ("softmax bf16 4096x4096 (32 MiB)", softmax, [x]),
+        ("softmax bf16 2048x2048 (8 MiB)", softmax, [y]),
+        ("mul bf16 1024x12288 (24 MiB in, 24 out)", mul, [a, b]),
+        ("neg bf16 1024x64x8x128 (128 MiB in, 128 out)", neg, [q]),
+        ("softmax bf16 16x4096 (128 KiB)", softmax, [small]),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=200)
+    args = parser.parse_args()
+    as_harness = timing._clear_cache
+
+    def synchronised(cache):
+        as_harness(cache)
+        torch.cuda.synchronize()
+
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {args.iterations} timed calls each")
+    print("| kernel | harness's protocol | with a synchronise after the flush | ratio |\n|---|---|---|---|")
+    for name, fn, inputs in kernels():
+        medians = []
+        for clear in (as_harness, synchronised):
+            timing._clear_cache = clear
+            medians.append(statistics.median(timing.bench_gpu_time_with_cupti(lambda: fn(*inputs), warmup=20, rep=args.iterations)) * 1e3)
+        timing._clear_cache = as_harness
+        print(f"| {name} | {medians[0]:.2f} us | {medians[1]:.2f} us | {medians[0] / medians[1]:.3f} |", flush=True)
+    print("\n| kernel | fresh addresses each call (time_runnable) | the same addresses | ratio |\n|---|---|---|---|")
+    for name, fn, inputs in kernels():
+        fresh = timing.time_runnable(fn, inputs, [], "cuda:0", warmup=20, rep=args.iterations) * 1e3
+        same = statistics.median(timing.bench_gpu_time_with_cupti(lambda: fn(*inputs), warmup=20, rep=args.iterations)) * 1e3
+        print(f"| {name} | {fresh:.2f} us | {same:.2f} us | {fresh / same:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
