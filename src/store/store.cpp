@@ -59,6 +59,19 @@ Store& Store::operator=(Store&& other) noexcept {
 
 Store::~Store() { sqlite3_close_v2(db_); }
 
+Store Store::connect(const fs::path& file, int flags, std::string_view operation) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(file.c_str(), &db, flags, nullptr);
+  Store store(db);  // owns the handle even when opening failed
+  if (rc != SQLITE_OK) {
+    if (db == nullptr) throw StoreError(fmt::format("{}: {}", operation, sqlite3_errstr(rc)));
+    throw_sqlite_error(db, operation);
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  return store;
+}
+
 Store Store::open(const fs::path& file) { return open_with(file, true); }
 
 Store Store::open_existing(const fs::path& file) {
@@ -71,15 +84,7 @@ Store Store::open_read_only(const fs::path& file) {
   const std::string operation = fmt::format("open {} to read", file.string());
   std::error_code error;
   if (!fs::is_regular_file(file, error)) throw StoreError(fmt::format("{}: there is no run store there", operation));
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  Store store(db);  // owns the handle even when opening failed
-  if (rc != SQLITE_OK) {
-    if (db == nullptr) throw StoreError(fmt::format("{}: {}", operation, sqlite3_errstr(rc)));
-    throw_sqlite_error(db, operation);
-  }
-  sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  Store store = connect(file, SQLITE_OPEN_READONLY, operation);
   int schema = 0;
   try {
     schema = store.schema_version();  // the first read: a file that is not a database fails here
@@ -103,18 +108,10 @@ Store Store::open_with(const fs::path& file, bool create) {
     }
   }
 
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), nullptr);
-  Store store(db);  // owns the handle even when opening failed
-  if (rc != SQLITE_OK) {
-    if (db == nullptr) throw StoreError(fmt::format("{}: {}", operation, sqlite3_errstr(rc)));
-    throw_sqlite_error(db, operation);
-  }
-  sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  Store store = connect(file, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), operation);
   store.execute("PRAGMA foreign_keys = ON", operation);
 
-  const std::string mode = enable_wal(db, operation);
+  const std::string mode = enable_wal(store.db_, operation);
   if (mode != "wal") {
     throw StoreError(fmt::format("{}: cannot enable WAL, journal mode is '{}'", operation, mode));
   }

@@ -158,6 +158,8 @@ class Store {
   friend class RunReader;  // its bulk reads of a whole run share this connection and the row mapping (store_rows.h)
   explicit Store(sqlite3* db) noexcept;
   static Store open_with(const std::filesystem::path& file, bool create);
+  // sqlite3_open_v2 with `flags`, then extended result codes and the busy timeout; throws StoreError naming `operation`.
+  static Store connect(const std::filesystem::path& file, int flags, std::string_view operation);
   void execute(const char* sql, std::string_view operation) const;
   void migrate(std::string_view operation);
   void begin_transaction();
