@@ -151,6 +151,14 @@ Event event_from(const std::string& kind, const json& p, const std::map<std::int
   throw std::runtime_error("an event of unknown kind (written by a newer kernelarc?)");
 }
 
+Entry entry_of(const store::EventRecord& record, const std::map<std::int64_t, store::CandidateRecord>& candidates, const store::Store& store) {
+  try {
+    return {record.id, record.created_at, event_from(record.kind, json::parse(record.payload_json), candidates, store)};
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("run {}'s journal cannot be read at event {} ({}): {}", record.run_id, record.id, record.kind, error.what()));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> RunStarted::strategies() const { return config.at("strategies").get<std::vector<std::string>>(); }
@@ -171,14 +179,16 @@ std::vector<Entry> read_entries(const store::Store& store, std::int64_t run_id) 
   std::map<std::int64_t, store::CandidateRecord> candidates;
   for (auto& candidate : store.candidates(run_id)) candidates.emplace(candidate.id, std::move(candidate));
   std::vector<Entry> entries;
-  for (const auto& record : store.events(run_id)) {
-    try {
-      entries.push_back({record.id, record.created_at, event_from(record.kind, json::parse(record.payload_json), candidates, store)});
-    } catch (const std::exception& error) {
-      throw std::runtime_error(fmt::format("run {}'s journal cannot be read at event {} ({}): {}", run_id, record.id, record.kind, error.what()));
-    }
-  }
+  for (const auto& record : store.events(run_id)) entries.push_back(entry_of(record, candidates, store));
   return entries;
+}
+
+Entry read_entry(const store::Store& store, const store::EventRecord& record) {
+  std::map<std::int64_t, store::CandidateRecord> candidates;  // only the one a judged event names
+  const json payload = json::parse(record.payload_json, nullptr, false);
+  if (payload.is_object() && payload.contains("candidate") && payload["candidate"].is_number_integer())
+    if (auto candidate = store.candidate(payload["candidate"].get<std::int64_t>())) candidates.emplace(candidate->id, std::move(*candidate));
+  return entry_of(record, candidates, store);
 }
 
 std::vector<Event> read(const store::Store& store, std::int64_t run_id) {

@@ -109,5 +109,7 @@ struct Entry {
 };
 // As read, with each event's id and time.
 std::vector<Entry> read_entries(const store::Store& store, std::int64_t run_id);
+// One event read as read_entries reads it, for a reader that follows a run while it grows; throws as read does.
+Entry read_entry(const store::Store& store, const store::EventRecord& record);
 
 }  // namespace kernelarc::engine::journal

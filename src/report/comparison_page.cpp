@@ -5,13 +5,14 @@
 #include "common/units.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
+#include "report/parse_or_empty.h"
 #include "report/progress_charts.h"
 
 namespace kernelarc::report {
 
 using nlohmann::json;
 using svg::escape;
-using html::color, html::parse_or_empty, html::table, html::time_text, html::time_axis;
+using html::color, html::table, html::time_text, html::time_axis;
 
 std::string comparison_html(const std::vector<RunData>& runs) {
   if (runs.empty()) throw ReportError("no run to compare");

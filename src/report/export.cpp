@@ -17,6 +17,7 @@
 #include "judge/build_cache.h"
 #include "judge/cpu_compiler.h"
 #include "report/kernel_launcher.h"
+#include "report/parse_or_empty.h"
 #include "report/torch_binding.h"
 #include "task/task.h"
 
@@ -34,14 +35,6 @@ std::string utc_now() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
   return text;
-}
-
-json parse_or_empty(const std::string& text) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception&) {
-    return json::object();
-  }
 }
 
 std::string format_time(double ns) { return ns >= 1e6 ? fmt::format("{:.3f} ms", ns / 1e6) : fmt::format("{:.3f} us", ns / 1e3); }

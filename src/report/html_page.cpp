@@ -29,11 +29,6 @@ svg.chart{display:block;margin:12px 0;max-width:100%;height:auto}.good{color:#1a
 
 const std::string& color(std::size_t i) { return kPalette[i % kPalette.size()]; }
 
-json parse_or_empty(const std::string& text) {
-  json value = json::parse(text, nullptr, false);
-  return value.is_discarded() ? json::object() : value;
-}
-
 std::string time_text(std::optional<double> ns) { return ns && *ns > 0 ? common::format_time_ns(*ns) : "-"; }
 
 std::string number_text(std::optional<double> v, const char* format) { return v ? fmt::format(fmt::runtime(format), *v) : "-"; }

@@ -18,8 +18,6 @@ constexpr std::size_t kTableRows = 200;
 
 // The palette's i-th colour (it repeats after ten).
 const std::string& color(std::size_t i);
-// The JSON text as it is, {} when it is not JSON.
-nlohmann::json parse_or_empty(const std::string& text);
 // "1.23 us", or "-" when missing or not positive.
 std::string time_text(std::optional<double> ns);
 std::string number_text(std::optional<double> v, const char* format = "{:.3f}");

@@ -11,7 +11,7 @@ namespace kernelarc::report {
 
 using nlohmann::json;
 using svg::escape;
-using html::color, html::parse_or_empty, html::table, html::time_text, html::time_axis;
+using html::color, html::table, html::time_text, html::time_axis;
 
 namespace {
 

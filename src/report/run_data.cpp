@@ -11,6 +11,7 @@
 
 #include "engine/controller.h"
 #include "engine/measurement.h"
+#include "report/parse_or_empty.h"
 
 namespace kernelarc::report {
 
@@ -18,11 +19,6 @@ using nlohmann::json;
 namespace journal = engine::journal;
 
 namespace {
-
-json parse_or_empty(const std::string& text) {
-  json value = json::parse(text, nullptr, false);
-  return value.is_discarded() ? json::object() : value;
-}
 
 // The first measurement of each workload of one candidate.
 std::map<std::string, const store::VerdictRecord*> first_of_each(const std::vector<store::VerdictRecord>& rows) {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
-#include "engine/measurement.h"
+#include "engine/journal.h"
 #include "report/html_report.h"
 #include "report/svg_chart.h"
 
@@ -60,30 +60,23 @@ show();
 
 }  // namespace
 
-// A judged candidate's time as the controller saw it, from its verdict rows (the journal keeps no copy): 0 when it
-// failed, its second measurement when it had one.
-static double judged_time_ns(const store::RunReader& reader, std::int64_t candidate_id) {
-  std::vector<engine::WorkloadNumbers> first, again;
-  for (const auto& row : reader.verdicts_of_candidate(candidate_id)) {
-    const json details = json::parse(row.details_json, nullptr, false);
-    engine::WorkloadNumbers w{row.workload_uuid, row.status, row.reason, row.held_out, row.median_ns, {}, {}, row.sol_ns, row.score};
-    (details.is_object() && details.contains("measurement") ? again : first).push_back(std::move(w));
-  }
-  const engine::Measured measured = engine::measure(0, true, "", first);
-  if (!measured.passed) return 0;
-  return again.empty() ? measured.time_ns : engine::measure(0, true, "", again).time_ns;
-}
-
 json live_event_json(const store::RunReader& reader, const store::EventRecord& event) {
-  const json p = json::parse(event.payload_json, nullptr, false);
-  if (p.is_discarded() || !p.is_object()) return nullptr;
-  if (event.kind == "judged") {
-    const double time = p.contains("candidate") && p["candidate"].is_number_integer() ? judged_time_ns(reader, p["candidate"].get<std::int64_t>()) : 0.0;
-    return {{"id", event.id}, {"kind", "judged"}, {"number", p.value("number", json())}, {"candidate", p.value("candidate", json())},
-            {"agent", p.value("agent", "")}, {"strategy", p.value("strategy", "")}, {"decision", p.value("decision", "")}, {"time_ns", time}};
+  engine::journal::Entry entry;
+  try {
+    entry = engine::journal::read_entry(reader.store(), event);
+  } catch (const std::runtime_error&) {
+    return nullptr;  // an event this kernelarc cannot read is left out of the live page
   }
-  if (event.kind == "run_finished" || event.kind == "plateau" || event.kind == "run_resumed" || event.kind == "agent_reassigned")
-    return {{"id", event.id}, {"kind", event.kind}, {"stop_reason", p.value("stop_reason", "")}};
+  if (const auto* e = std::get_if<engine::journal::Judged>(&entry.event)) {
+    // The controller's time for it: its second measurement when it had one, 0 when it failed.
+    const double time = !e->measured.passed ? 0.0 : e->measured_again ? e->measured_again->time_ns : e->measured.time_ns;
+    return {{"id", event.id}, {"kind", "judged"}, {"number", e->number}, {"candidate", e->candidate}, {"agent", e->agent},
+            {"strategy", e->strategy}, {"decision", engine::decision_name(e->decision)}, {"time_ns", time}};
+  }
+  if (const auto* e = std::get_if<engine::journal::RunFinished>(&entry.event))
+    return {{"id", event.id}, {"kind", "run_finished"}, {"stop_reason", e->result.value("stop_reason", "")}};
+  if (event.kind == "plateau" || event.kind == "run_resumed" || event.kind == "agent_reassigned")
+    return {{"id", event.id}, {"kind", event.kind}, {"stop_reason", ""}};
   return nullptr;
 }
 

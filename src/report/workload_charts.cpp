@@ -9,7 +9,7 @@ namespace kernelarc::report {
 
 using nlohmann::json;
 using svg::escape;
-using html::color, html::parse_or_empty, html::table, html::time_text, html::time_axis;
+using html::color, html::table, html::time_text, html::time_axis;
 
 std::string workload_section(const RunData& d) {
   if (d.workloads.empty()) return "<p class=\"note\">No verdicts recorded for the best candidate.</p>";

@@ -141,6 +141,33 @@ TEST_F(JournalTest, AJudgedCandidateIsMeasuredFromItsVerdictRowsTheOnlyCopy) {
   EXPECT_EQ(judged.knobs, (Knobs{{"ROWS", 4}}));
 }
 
+// The live page reads one event at a time as the run writes it: the same event, measured the same way.
+TEST_F(JournalTest, OneEventReadAloneReadsAsTheWholeJournalReadsIt) {
+  const auto first = timed(1000, 0.03), second = timed(1100, 0.05);
+  const auto id = candidate(first);
+  record_measurement(*store_, id, second, "second measurement before promotion");
+  journal::write(*store_, run_id_, journal::Plateau{8, 4, 0.02, 8, {"tiling"}, std::nullopt});
+  journal::write(*store_, run_id_, journal::Judged{2, id, "agent-1", "tiling", {{"ROWS", 4}}, Decision::promoted, std::nullopt, std::nullopt, 0.7,
+                                                   json::object(), nullptr, {}, {}, {}});
+  const auto records = store_->events(run_id_);
+  const auto whole = journal::read_entries(*store_, run_id_);
+  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(whole.size(), 2u);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto alone = journal::read_entry(*store_, records[i]);
+    EXPECT_EQ(alone.id, whole[i].id);
+    EXPECT_EQ(alone.event.index(), whole[i].event.index());
+  }
+  const auto judged = std::get<journal::Judged>(journal::read_entry(*store_, records[1]).event);
+  EXPECT_EQ(judged.measured.time_ns, measure(2, first).time_ns);
+  ASSERT_TRUE(judged.measured_again);
+  EXPECT_EQ(judged.measured_again->time_ns, measure(2, second).time_ns);
+
+  store_->add_event({0, run_id_, "judged", json{{"number", 3}, {"candidate", 999}, {"agent", "a"}, {"knobs", json::object()},
+                                                {"decision", "backup"}}.dump(), ""});
+  EXPECT_THROW(journal::read_entry(*store_, store_->events(run_id_).back()), std::runtime_error) << "a candidate the store lacks is named";
+}
+
 TEST_F(JournalTest, AFailedCandidateReadsBackWithItsReason) {
   auto verdict = timed(1000, 0.01);
   verdict.workloads[1].status = judge::Status::incorrect_numerical;

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "common/subprocess.h"
+#include "engine/journal.h"
 #include "report_store.h"
 #include "store/run_reader.h"
 
@@ -217,11 +218,10 @@ std::int64_t add_candidate(const fs::path& store_path, std::int64_t run_id, std:
     store::CandidateRecord c;
     c.run_id = run_id, c.name = "live", c.source_hash = "h", c.source = "int x;", c.proposer = "agent-2";
     id = store.add_candidate(c);
-    store.add_event({0, run_id, "judged",
-                     nlohmann::json{{"number", number}, {"candidate", id}, {"agent", "agent-2"}, {"strategy", "tiling"}, {"decision", "promoted"},
-                                    {"time_ns", 321.0}}
-                         .dump(),
-                     ""});
+    engine::journal::Judged judged;
+    judged.number = number, judged.candidate = id, judged.agent = "agent-2", judged.strategy = "tiling";
+    judged.decision = engine::Decision::promoted;
+    engine::journal::write(store, run_id, judged);
   });
   return id;
 }
