@@ -122,7 +122,7 @@ json sweep_json(const task::Task& task, const task::Template& tmpl, const SweepA
     json configuration = {{"name", screening.name}, {"label", configuration_label(screening.knobs, swept)}, {"knobs", screening.knobs},
                           {"outcome", judge::screening_outcome_name(screening.outcome)},
                           {"geomean_ns", screening.geomean_ns() ? json(*screening.geomean_ns()) : json()},
-                          {"seconds", screening.seconds},
+                          {"seconds", screening.seconds}, {"phase_seconds", screening.phase_seconds},
                           {"build", {{"ok", screening.build.ok}, {"cache_hit", screening.build.cache_hit}, {"seconds", screening.build.seconds}}},
                           {"workloads", json::array()}};
     for (const auto& row : screening.workloads) configuration["workloads"].push_back(workload_row_json(row));

@@ -43,6 +43,7 @@ Screening Screener::screen(const CandidateSource& candidate, const ProgressCallb
   screening.name = candidate.name;
   screening.knobs = candidate.knobs;
   screening.build = verdict.build;
+  screening.phase_seconds = verdict.phase_seconds;
   screening.outcome = ScreeningOutcome::measured;
   for (const auto& workload : task_.workloads) {
     if (workload.held_out && !judge_.options().include_held_out) continue;

@@ -38,6 +38,7 @@ struct Screening {
   std::vector<ScreenedWorkload> workloads;  // every workload of the screener's task, in its order
   BuildResult build;
   double seconds = 0;  // the whole screening, build included
+  std::map<std::string, double> phase_seconds;  // where that time went, as the judge's verdict says (build, inputs, checks, timing, ...)
   // The geometric mean of the workloads' medians; none unless measured.
   std::optional<double> geomean_ns() const;
 };
