@@ -13,6 +13,7 @@ at fresh addresses, from its ShiftingMemoryPoolAllocator) against the same input
 """
 import argparse
 import statistics
+import time
 
 import torch
 from sol_execbench.core.bench import timing
@@ -54,12 +55,42 @@ def main():
             medians.append(statistics.median(timing.bench_gpu_time_with_cupti(lambda: fn(*inputs), warmup=20, rep=args.iterations)) * 1e3)
         timing._clear_cache = as_harness
         print(f"| {name} | {medians[0]:.2f} us | {medians[1]:.2f} us | {medians[0] / medians[1]:.3f} |", flush=True)
-    print("\n| kernel | fresh addresses each call (time_runnable) | the same addresses | ratio |\n|---|---|---|---|")
+    # Table 2: one factor at a time between the harness's time_runnable and KernelArc's worker.
+    print("\n| kernel | harness (time_runnable) | same addresses | copied in place each call | shifted, no copy "
+          "| same, nonzero flush + sync + 200 us idle | harness / same |\n|---|---|---|---|---|---|---|")
     for name, fn, inputs in kernels():
+        total = 20 + args.iterations
         fresh = timing.time_runnable(fn, inputs, [], "cuda:0", warmup=20, rep=args.iterations) * 1e3
-        same = statistics.median(timing.bench_gpu_time_with_cupti(lambda: fn(*inputs), warmup=20, rep=args.iterations)) * 1e3
-        print(f"| {name} | {fresh:.2f} us | {same:.2f} us | {fresh / same:.3f} |", flush=True)
+        same = median_us(lambda: fn(*inputs), args.iterations)
+        copies = [t.clone() for t in inputs]
 
+        def copy_in_place():
+            for target, source in zip(inputs, copies):
+                target.copy_(source)
+            return inputs
+        in_place = median_us(lambda a: fn(*a), args.iterations, setup=copy_in_place)
+        pools = [torch.empty(t.numel() + total * 128, dtype=t.dtype, device=t.device) for t in inputs]
+        calls = iter(range(total))
+
+        def shifted():
+            k = next(calls)
+            return [pool.narrow(0, k * 128, t.numel()).view(t.shape) for pool, t in zip(pools, inputs)]
+        shifted_us = median_us(lambda a: fn(*a), args.iterations, setup=shifted)
+        values = iter(range(1, 1 << 30))
+
+        def like_kernelarc(cache):
+            cache.fill_(next(values) % 251 + 1)
+            torch.cuda.synchronize()
+            time.sleep(200e-6)
+        timing._clear_cache = like_kernelarc
+        kernelarc_like = median_us(lambda: fn(*inputs), args.iterations)
+        timing._clear_cache = as_harness
+        print(f"| {name} | {fresh:.2f} us | {same:.2f} us | {in_place:.2f} us | {shifted_us:.2f} us | {kernelarc_like:.2f} us "
+              f"| {fresh / same:.3f} |", flush=True)
+
+
+def median_us(fn, iterations, setup=None):
+    return statistics.median(timing.bench_gpu_time_with_cupti(fn, warmup=20, rep=iterations, setup=setup)) * 1e3
 
 if __name__ == "__main__":
     main()

@@ -2,7 +2,7 @@
 """KernelArc against the benchmark's own harness (issue 23), on a machine with an NVIDIA GPU:
 
   bench/harness_agreement.py OUT_DIR --sol-execbench DIR [--kernelarc bundle/kernelarc] [--budget 0] [--tasks T ...]
-                             [--jobs 6] [--rejudge] [--deadline-s S] [--no-examples] [--no-builtin]
+                             [--jobs 6] [--rejudge] [--through-oracle] [--deadline-s S] [--no-examples] [--no-builtin]
 
 DIR holds a snapshot of NVIDIA/SOL-ExecBench (its src/ and examples/; never committed here). Two tables:
 - each built-in task with a CUDA template: its best kernel (budget 0: the first CUDA template's default, judged by
@@ -169,8 +169,22 @@ def builtin_case(args, task, out, sol_src, lock):
     note(f"{task}: judged by KernelArc, the harness next")
     theirs = harness(problem_folder(REPO / "tasks" / task, case / "problem"), solution, case / "trace.jsonl",
                      case / "harness.log", sol_src, lock)
+    rows, agreed = table_rows(task, ours, theirs, True)
+    if args.through_oracle:
+        note(f"{task}: the exported binding judged by KernelArc through its oracle")
+        oracle = kernelarc_eval(args.kernelarc, task, as_torch_extension(solution, case / "solution-oracle.json"),
+                                case / "kernelarc-oracle.json", case / "kernelarc-oracle.log", lock, ("--reference", "python"))
+        rows += table_rows(f"{task} (oracle)", oracle, theirs, True)[0]
     note(f"{task}: done")
-    return table_rows(task, ours, theirs, True)
+    return rows, agreed
+
+
+def as_torch_extension(solution, into):
+    """The exported solution with its entry point renamed, so KernelArc judges it as the harness does: the torch extension
+    built by torch, called through the oracle (the same binary on both sides; only the timing protocol differs)."""
+    text = solution.read_text().replace("KERNELARC_CANDIDATE", "EXPORTED_CANDIDATE").replace("kernelarc_run", "exported_run")
+    into.write_text(text)
+    return into
 
 
 def example_case(args, solution, out, sol_src, lock):
@@ -200,6 +214,9 @@ def main():
     parser.add_argument("--rejudge", action="store_true",
                         help="judge each exported solution.json with KernelArc again (a run's budget implies it); without it "
                              "KernelArc's column is the judgement of the template's default that was exported")
+    parser.add_argument("--through-oracle", action="store_true",
+                        help="also judge each exported binding with KernelArc through its oracle (torch's build, as the "
+                             "harness builds it): rows marked (oracle)")
     parser.add_argument("--examples", action=argparse.BooleanOptionalAction, default=True, help="judge the benchmark's examples too")
     parser.add_argument("--builtin", action=argparse.BooleanOptionalAction, default=True, help="judge the built-in tasks' kernels")
     args = parser.parse_args()
