@@ -10,6 +10,7 @@ namespace kernelarc::cli {
 
 // Each returns the subcommand; its callback stores the process exit code in `exit_code`.
 CLI::App* add_eval_command(CLI::App& app, int& exit_code);
+CLI::App* add_sweep_command(CLI::App& app, int& exit_code);
 CLI::App* add_tasks_command(CLI::App& app, int& exit_code);
 CLI::App* add_import_command(CLI::App& app, int& exit_code);
 CLI::App* add_calibrate_command(CLI::App& app, int& exit_code);

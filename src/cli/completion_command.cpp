@@ -42,7 +42,7 @@ _kernelarc() {{
     COMPREPLY=($(compgen -W "{}" -- "$cur"))
   elif [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
-  elif [[ ($command == run || $command == eval) && $COMP_CWORD == 2 ]]; then
+  elif [[ ($command == run || $command == eval || $command == sweep) && $COMP_CWORD == 2 ]]; then
     COMPREPLY=($(compgen -W "{}" -- "$cur") $(compgen -d -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))

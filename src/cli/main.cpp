@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   cli::add_run_command(app, exit_code);
   cli::add_runs_command(app, exit_code);
   cli::add_eval_command(app, exit_code);
+  cli::add_sweep_command(app, exit_code);
   cli::add_tasks_command(app, exit_code);
   cli::add_import_command(app, exit_code);
   cli::add_export_command(app, exit_code);

@@ -69,10 +69,10 @@ task::DevicePeaks device_peaks(const std::string& device, const judge::CompilerO
   return judge::backend_for(device).peaks(name->ordinal, options, overrides, [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
 }
 
-std::string search_protocol_defaults(int judge::JudgeProtocol::*setting) {
+std::string search_protocol_defaults(int judge::JudgeProtocol::*setting, judge::ProtocolUse use) {
   std::string text;
   for (const auto* backend : judge::available_backends())
-    text += fmt::format("{}{} on {}", text.empty() ? "" : ", ", backend->protocol(judge::ProtocolUse::search).*setting, backend->phrase());
+    text += fmt::format("{}{} on {}", text.empty() ? "" : ", ", backend->protocol(use).*setting, backend->phrase());
   return text;
 }
 

@@ -43,8 +43,8 @@ using judge::parse_device;
 // calibration, else a fresh one, said on stderr; a GPU's from the datasheet table). Throws std::runtime_error.
 task::DevicePeaks device_peaks(const std::string& device, const judge::CompilerOptions& options, const CpuPeakOverrides& overrides);
 
-// The default of a protocol setting of a run's search on every device this build has: "2 on the CPU, 5 on a GPU".
-std::string search_protocol_defaults(int judge::JudgeProtocol::*setting);
+// The default of a protocol setting of a run's search (or another use) on every device this build has: "2 on the CPU, 5 on a GPU".
+std::string search_protocol_defaults(int judge::JudgeProtocol::*setting, judge::ProtocolUse use = judge::ProtocolUse::search);
 
 // A baseline file: a JSON object, workload uuid -> T_b in milliseconds. Returns nanoseconds by uuid; throws
 // std::runtime_error naming the file and the entry that is not a positive number.

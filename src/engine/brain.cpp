@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "task/knob_grid.h"
+
 namespace kernelarc::engine {
 
 ModelUsage& ModelUsage::operator+=(const ModelUsage& other) {
@@ -22,21 +24,8 @@ ModelUsage usage_from(const nlohmann::json& j) {
           j.value("tokens_out", std::int64_t{0}), j.value("cost_usd", 0.0)};
 }
 
-Knobs default_knobs(const task::Template& tmpl) {
-  Knobs knobs;
-  for (const auto& knob : tmpl.knobs) knobs[knob.name] = knob.values.front();
-  return knobs;
-}
+Knobs default_knobs(const task::Template& tmpl) { return task::default_knobs(tmpl); }
 
-bool knobs_allowed(const task::Template& tmpl, const Knobs& knobs) {
-  task::Bindings names;
-  for (const auto& [name, value] : knobs) names[name] = static_cast<double>(value);
-  for (const auto& constraint : tmpl.constraints) {
-    const auto variables = constraint.variables();
-    if (!std::all_of(variables.begin(), variables.end(), [&](const std::string& v) { return names.count(v) > 0; })) continue;
-    if (!constraint.evaluate_condition(names)) return false;
-  }
-  return true;
-}
+bool knobs_allowed(const task::Template& tmpl, const Knobs& knobs) { return !task::broken_knob_constraint(tmpl, knobs); }
 
 }  // namespace kernelarc::engine

@@ -404,6 +404,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     WorkloadJudgement judgement(*this, candidate, *workload, workload == workloads.front(), candidate_session, *workers.reference,
                                 verdict, phases, say);
     verdict.workloads.push_back(judgement.run());
+    if (options_.stop_at_first_failure && verdict.workloads.back().status != Status::passed) break;
   }
   verdict.worker_restarts = candidate_session.worker.restarts() - restarts_before;
   verdict.sandbox = candidate_session.sandbox_report;

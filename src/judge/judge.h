@@ -40,6 +40,7 @@ struct JudgeOptions {
   int iterations = JudgeProtocol{}.iterations;
   int rechecks = JudgeProtocol{}.rechecks;
   int unseen_calls = JudgeProtocol{}.unseen_calls;
+  bool stricter_rounds = JudgeProtocol{}.stricter_rounds;
   // Which reference checks the candidates: "auto" (a native one for the device, else the native C++ one, else the
   // PyTorch reference through the oracle), "native" (never the oracle) or "python" (always the PyTorch reference).
   std::string reference = "auto";
@@ -54,6 +55,7 @@ struct JudgeOptions {
   // row) on its first round: one that passes is a warning on the workload's verdict, or, when strict, INVALID_REFERENCE.
   bool strict_tolerance = false;
   bool include_held_out = true;
+  bool stop_at_first_failure = false;  // true: the workloads after the first that fails are not judged (no row for them)
   bool time_candidates = true;        // false: correctness only
   bool sandbox = true;                // full-source candidates (CPU and GPU) run behind judge/sandbox.h's walls
   std::filesystem::path worker_executable;   // empty: this executable
@@ -75,6 +77,7 @@ struct JudgeOptions {
     iterations = protocol.iterations;
     rechecks = protocol.rechecks;
     unseen_calls = protocol.unseen_calls;
+    stricter_rounds = protocol.stricter_rounds;
     roofline_margin = protocol.roofline_margin;
   }
 };

@@ -14,9 +14,11 @@ struct JudgeProtocol {
   // A median below T_sol / roofline_margin is REWARD_HACK. 1 for datasheet peaks, which nothing beats; more for
   // measured peaks, which a kernel vectorised better than the probe can beat.
   double roofline_margin = 1.0;
+  bool stricter_rounds = true;  // after the rounds, one more per stricter input regime that changes a workload's inputs
 };
 
-// What the protocol is for: one candidate judged by itself (`kernelarc eval`), or the many of a run's search.
-enum class ProtocolUse { evaluation, search };
+// What the protocol is for: one candidate judged by itself (`kernelarc eval`), the many of a run's search, or a
+// screening (judge/screening.h: one correctness round and a few timed calls, to rank; it never decides).
+enum class ProtocolUse { evaluation, search, screening };
 
 }  // namespace kernelarc::judge

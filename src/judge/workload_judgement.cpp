@@ -123,7 +123,7 @@ std::optional<Failure> WorkloadJudgement::set_up() {
 // long-tailed, near the dtype's limits; KernelArc's realism profiles): never instead, always besides.
 std::optional<Failure> WorkloadJudgement::correctness() {
   const int variants_kept = std::min(options_.rounds, kVariantsKept);
-  const std::vector<InputRegime> extra_regimes = stricter_regimes(definition_, workload_);
+  const std::vector<InputRegime> extra_regimes = options_.stricter_rounds ? stricter_regimes(definition_, workload_) : std::vector<InputRegime>{};
   const int all_rounds = options_.rounds + static_cast<int>(extra_regimes.size());
   for (int round = 0; round < all_rounds; ++round) {
     const InputRegime regime = round < options_.rounds ? InputRegime::benchmark : extra_regimes[static_cast<std::size_t>(round - options_.rounds)];

@@ -51,7 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "kernelarc eval: unknown option --iteratoins (did you mean --iterations?)\n  kernelarc help eval lists the options\n"},
         UsageCase{{"run", "softmax", "--zzzzzz"}, "kernelarc run: unknown option --zzzzzz\n  kernelarc help run lists the options\n"},
         UsageCase{{"runn", "softmax"},
-                  "kernelarc: unknown command \"runn\" (did you mean run?)\n  the commands: run, runs, eval, tasks, import, export, board, "
+                  "kernelarc: unknown command \"runn\" (did you mean run?)\n  the commands: run, runs, eval, sweep, tasks, import, export, board, "
                   "report, serve, calibrate, help, completion (kernelarc help COMMAND says more)\n"},
         UsageCase{{"--devcie", "cpu", "run"},
                   "kernelarc: unknown option --devcie (did you mean --device?); a command's options go after it (kernelarc COMMAND "
@@ -74,10 +74,10 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{{"run"}, "kernelarc run: TASK or --resume RUN_ID is required\n  kernelarc help run says more\n"},
         UsageCase{{"eval", "softmax", "a.cpp", "extra"}, "kernelarc eval: unexpected argument extra\n  kernelarc help eval says more\n"},
         UsageCase{{},
-                  "kernelarc: give a command: run, runs, eval, tasks, import, export, board, report, serve, calibrate, help, completion\n"
+                  "kernelarc: give a command: run, runs, eval, sweep, tasks, import, export, board, report, serve, calibrate, help, completion\n"
                   "  kernelarc help says more\n"},
         UsageCase{{"help", "verdicts"},
-                  "kernelarc help: no command or topic \"verdicts\" (did you mean verdict?)\n  commands: run, runs, eval, tasks, import, "
+                  "kernelarc help: no command or topic \"verdicts\" (did you mean verdict?)\n  commands: run, runs, eval, sweep, tasks, import, "
                   "export, board, report, serve, calibrate, help, completion\n  topics: config, environment, exit-codes, verdict\n"},
         UsageCase{{"report"}, "kernelarc report: runs is required\n  kernelarc help report says more\n"},
         UsageCase{{"report", "0"}, "kernelarc report: runs must be at least 1 (got 0)\n  kernelarc help report says more\n"},

@@ -83,7 +83,13 @@ TEST(BackendTest, TheJudgesProtocolDefaultsComeFromTheBackend) {
   if (const Backend* cuda = cuda_backend()) {
     expect_protocol(cuda->protocol(ProtocolUse::search), 5, 5, 20, 5, 3, 1.0);
     expect_protocol(cuda->protocol(ProtocolUse::evaluation), 10, 10, 50, 5, 3, 1.0);
+    expect_protocol(cuda->protocol(ProtocolUse::screening), 1, 2, 10, 0, 0, 1.0);
+    EXPECT_FALSE(cuda->protocol(ProtocolUse::screening).stricter_rounds);
   }
+  // Screening ranks configurations: one round, a few timed calls, none of the extra calls of the hack checks.
+  expect_protocol(cpu_backend().protocol(ProtocolUse::screening), 1, 1, 5, 0, 0, 2.0);
+  EXPECT_FALSE(cpu_backend().protocol(ProtocolUse::screening).stricter_rounds);
+  EXPECT_TRUE(cpu_backend().protocol(ProtocolUse::search).stricter_rounds);
   // JudgeOptions starts from the thorough protocol, and takes a backend's whole.
   JudgeOptions options;
   expect_protocol({options.rounds, options.warmup, options.iterations, options.rechecks, options.unseen_calls, options.roofline_margin}, 10,

@@ -131,6 +131,14 @@ JudgeProtocol CudaBackend::protocol(ProtocolUse use) const {
     protocol.rechecks = 5;
     protocol.unseen_calls = 3;
   }
+  if (use == ProtocolUse::screening) {  // to rank configurations: one round, a few flushed calls timed by CUPTI
+    protocol.rounds = 1;
+    protocol.warmup = 2;
+    protocol.iterations = 10;
+    protocol.rechecks = 0;
+    protocol.unseen_calls = 0;
+    protocol.stricter_rounds = false;
+  }
   return protocol;
 }
 

@@ -1,0 +1,160 @@
+// `kernelarc sweep` on the CPU, run as a user runs it: one row per configuration and workload, a deliberately wrong
+// configuration marked wrong and dropped, constraints skipped and said, bad input refused with why (exit code 2).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "common/subprocess.h"
+
+namespace kernelarc {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+// Stdout alone (the data), stderr kept in a file beside it for the failure's message.
+common::CommandResult sweep(const std::vector<std::string>& arguments, const fs::path& stderr_file) {
+  std::vector<std::string> argv{"sh", "-c", "\"$0\" sweep \"$@\" 2>\"$KERNELARC_SWEEP_TEST_STDERR\"", KERNELARC_BINARY};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  common::CommandOptions options;
+  options.timeout = std::chrono::minutes(8);
+  std::vector<std::string> environment{"KERNELARC_SWEEP_TEST_STDERR=" + stderr_file.string()};
+  for (char** variable = environ; *variable; ++variable) environment.emplace_back(*variable);
+  options.environment = environment;
+  return common::run_command(argv, options);
+}
+
+common::CommandResult sweep_with_stderr(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), {KERNELARC_BINARY, "sweep"});
+  return common::run_command(arguments, std::chrono::seconds(60));
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// softmax with its CPU template given one more knob, WRONG_SCALE: at 1 every output is doubled, a wrong answer.
+fs::path softmax_with_a_wrong_knob(const fs::path& where) {
+  const fs::path task = where / "softmax_wrong_knob";
+  fs::remove_all(task);
+  fs::copy(fs::path(KERNELARC_TASKS) / "softmax", task, fs::copy_options::recursive);
+  json definition = json::parse(read_file(task / "definition.json"));
+  for (auto& tmpl : definition["kernelarc"]["templates"])
+    if (tmpl["name"] == "rows")
+      tmpl["knobs"].push_back({{"name", "WRONG_SCALE"}, {"values", {0, 1}}, {"strategy", "precision"}, {"description", "doubles every output"}});
+  std::ofstream(task / "definition.json") << definition.dump(2);
+  std::string source = read_file(task / "softmax_rows.cpp");
+  const auto last_return = source.rfind("  return 0;\n}");
+  source.insert(last_return, "  if (WRONG_SCALE) for (std::int64_t i = 0; i < rows * cols; ++i) y[i] *= 2;\n");
+  std::ofstream(task / "softmax_rows.cpp") << source;
+  return task;
+}
+
+fs::path work_folder() {
+  const fs::path folder = fs::path(testing::TempDir()) / "kernelarc-sweep-test";
+  fs::create_directories(folder);
+  return folder;
+}
+
+TEST(SweepTest, OneRowPerConfigurationAndWorkloadAndAWrongConfigurationIsDropped) {
+  const fs::path work = work_folder();
+  const fs::path task = softmax_with_a_wrong_knob(work);
+  const auto result = sweep({task.string(), "--template", "rows", "--knob", "WRONG_SCALE=0,1", "--knob", "VEC=1,4", "--workloads",
+                             "softmax-7x1000,softmax-1x4096", "--iterations", "3", "--seed", "5", "--json"},
+                            work / "json.stderr");
+  ASSERT_EQ(result.exit_code, 0) << result.output << read_file(work / "json.stderr");
+  const json out = json::parse(result.output);
+  EXPECT_EQ(out["template"], "rows");
+  EXPECT_EQ(out["protocol"]["rounds"], 1);
+  EXPECT_EQ(out["protocol"]["iterations"], 3);
+  ASSERT_EQ(out["configurations"].size(), 4u);
+  EXPECT_TRUE(out["skipped"].empty());
+  for (const auto& configuration : out["configurations"]) {
+    ASSERT_EQ(configuration["workloads"].size(), 2u) << configuration.dump();
+    const auto& first = configuration["workloads"][0];
+    const auto& second = configuration["workloads"][1];
+    EXPECT_EQ(first["uuid"], "softmax-7x1000");
+    EXPECT_EQ(second["uuid"], "softmax-1x4096");
+    if (configuration["knobs"]["WRONG_SCALE"] == 1) {
+      EXPECT_EQ(configuration["outcome"], "wrong") << configuration.dump();
+      EXPECT_EQ(first["status"], "INCORRECT_NUMERICAL") << configuration.dump();
+      EXPECT_TRUE(first["median_ns"].is_null());
+      EXPECT_EQ(second["status"], "NOT_SCREENED");  // dropped at its first wrong answer
+      EXPECT_TRUE(configuration["geomean_ns"].is_null());
+    } else {
+      EXPECT_EQ(configuration["outcome"], "measured") << configuration.dump();
+      for (const auto& row : configuration["workloads"]) {
+        EXPECT_EQ(row["status"], "PASSED") << configuration.dump();
+        EXPECT_GT(row["median_ns"].get<double>(), 0);
+        EXPECT_EQ(row["samples_ns"].size(), 3u);
+      }
+      EXPECT_GT(configuration["geomean_ns"].get<double>(), 0);
+    }
+  }
+  EXPECT_EQ(out["configurations"][0]["label"], "WRONG_SCALE=0 VEC=1");
+  EXPECT_EQ(out["configurations"][3]["label"], "WRONG_SCALE=1 VEC=4");
+}
+
+TEST(SweepTest, CsvHasARowPerConfigurationAndWorkloadAndOneForEachSkippedConfiguration) {
+  const fs::path work = work_folder();
+  const auto result = sweep({"softmax", "--template", "rows", "--knob", "ONE_PASS=0,1", "--knob", "STORE_EXP=0,1", "--workloads",
+                             "softmax-7x1000", "--iterations", "2", "--seed", "5", "--csv"},
+                            work / "csv.stderr");
+  ASSERT_EQ(result.exit_code, 0) << result.output << read_file(work / "csv.stderr");
+  std::vector<std::string> lines;
+  std::istringstream text(result.output);
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << result.output;  // the header, three configurations, one skipped
+  EXPECT_EQ(lines[0], "configuration,outcome,workload,held_out,status,median_ns,q1_ns,q3_ns,min_ns,sol_ns,reason");
+  EXPECT_THAT(lines[1], HasSubstr("ONE_PASS=0 STORE_EXP=0,measured,softmax-7x1000,false,PASSED,"));
+  EXPECT_EQ(lines[4], "ONE_PASS=1 STORE_EXP=1,skipped,,,SKIPPED,,,,,,\"breaks the constraint \"\"ONE_PASS * STORE_EXP == 0\"\"\"");
+  EXPECT_THAT(read_file(work / "csv.stderr"), HasSubstr("skipped ONE_PASS=1 STORE_EXP=1: breaks the constraint \"ONE_PASS * STORE_EXP == 0\""));
+}
+
+struct BadSweep {
+  std::vector<std::string> arguments;
+  std::string message;  // the whole output
+};
+// The test's name in CTest: its arguments, not the struct's bytes (which hold addresses and change every run).
+void PrintTo(const BadSweep& bad, std::ostream* out) {
+  for (const auto& argument : bad.arguments) *out << argument << ' ';
+}
+
+class SweepUsageTest : public ::testing::TestWithParam<BadSweep> {};
+
+TEST_P(SweepUsageTest, IsRefusedWithWhyBeforeAnythingIsBuilt) {
+  const auto result = sweep_with_stderr(GetParam().arguments);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_EQ(result.output, GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, SweepUsageTest,
+    ::testing::Values(
+        BadSweep{{"softmax", "--template", "rows", "--knob", "VECC=1,4"},
+                 "kernelarc sweep: template \"rows\" has no knob VECC (did you mean VEC?); its knobs are THREADS, ROWS_PER_STEP, VEC, "
+                 "ONE_PASS, FAST_EXP, STORE_EXP, PREFETCH_LINES\n"},
+        BadSweep{{"softmax", "--template", "rows", "--knob", "VEC=1,3"},
+                 "kernelarc sweep: knob VEC of template \"rows\" does not allow 3; its values are 1, 4, 8, 16\n"},
+        BadSweep{{"softmax", "--template", "rows", "--knob", "VEC=1,four"}, "kernelarc sweep: --knob VEC=1,four: \"four\" is not an integer\n"},
+        BadSweep{{"softmax", "--template", "rows", "--knob", "VEC"}, "kernelarc sweep: --knob expects NAME=VALUE[,VALUE...], got \"VEC\"\n"},
+        BadSweep{{"softmax", "--template", "row"},
+                 "kernelarc sweep: task softmax has no template named \"row\"; its templates are rows, rows_cuda, plain_cuda\n"},
+        BadSweep{{"softmax", "--template", "rows_cuda"}, "kernelarc sweep: template \"rows_cuda\" is for cuda, not cpu (give --device)\n"},
+        BadSweep{{"softmax", "--workloads", "softmax-0x0"}, "kernelarc sweep: task softmax has no workload \"softmax-0x0\"\n"}));
+
+}  // namespace
+}  // namespace kernelarc
