@@ -241,15 +241,7 @@ int run_eval(const EvalArguments& args) {
   const fs::path store_path = args.store.empty() ? default_store_path() : fs::path(args.store);
   try {
     task = load_task_argument(args.task, args.extensions);
-    if (!args.workloads.empty()) {
-      std::vector<task::Workload> chosen;
-      for (const auto& uuid : args.workloads) {
-        const auto found = std::find_if(task.workloads.begin(), task.workloads.end(), [&](const task::Workload& w) { return w.uuid == uuid; });
-        if (found == task.workloads.end()) throw std::runtime_error(fmt::format("task {} has no workload \"{}\"", task.definition.name, uuid));
-        chosen.push_back(*found);
-      }
-      task.workloads = std::move(chosen);
-    }
+    keep_only_workloads(task, args.workloads);
     source = candidate_source(task, args);
     store.emplace(open_store_for_writing(args.store));  // before minutes of judging, not after
   } catch (const std::exception& error) {

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "judge/build_cache.h"
 #include "judge/input_range_check.h"
@@ -40,6 +42,17 @@ task::Task load_task_argument(const std::string& argument, const std::string& ex
   // Said at load, before any candidate is judged on inputs its reference cannot take.
   for (const auto& warning : judge::input_range_warnings(task)) fmt::print(stderr, "kernelarc: warning: {}\n", warning);
   return task;
+}
+
+void keep_only_workloads(task::Task& task, const std::vector<std::string>& uuids) {
+  if (uuids.empty()) return;
+  std::vector<task::Workload> chosen;
+  for (const auto& uuid : uuids) {
+    const auto found = std::find_if(task.workloads.begin(), task.workloads.end(), [&](const task::Workload& w) { return w.uuid == uuid; });
+    if (found == task.workloads.end()) throw std::runtime_error(fmt::format("task {} has no workload \"{}\"", task.definition.name, uuid));
+    chosen.push_back(*found);
+  }
+  task.workloads = std::move(chosen);
 }
 
 fs::path default_store_path() {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "judge/backend.h"
 #include "judge/cpu_compiler.h"
@@ -24,6 +25,8 @@ inline constexpr const char* kExtensionsHelp =
 
 // A path to a task directory, or the name of a built-in task.
 task::Task load_task_argument(const std::string& argument, const std::string& extensions = "");
+// --workload: the task keeps only these workloads, in the order given; throws std::runtime_error naming one it lacks.
+void keep_only_workloads(task::Task& task, const std::vector<std::string>& uuids);
 
 // $KERNELARC_STORE, else $XDG_DATA_HOME/kernelarc/runs.db, else ~/.local/share/kernelarc/runs.db.
 std::filesystem::path default_store_path();

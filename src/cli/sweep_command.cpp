@@ -194,15 +194,7 @@ int run_sweep(const SweepArguments& args) {
   task::KnobGrid grid;
   try {
     task = load_task_argument(args.task, args.extensions);
-    if (!args.workloads.empty()) {
-      std::vector<task::Workload> chosen;
-      for (const auto& uuid : args.workloads) {
-        const auto found = std::find_if(task.workloads.begin(), task.workloads.end(), [&](const task::Workload& w) { return w.uuid == uuid; });
-        if (found == task.workloads.end()) throw std::runtime_error(fmt::format("task {} has no workload \"{}\"", task.definition.name, uuid));
-        chosen.push_back(*found);
-      }
-      task.workloads = std::move(chosen);
-    }
+    keep_only_workloads(task, args.workloads);
     tmpl = &find_template(task, args, device->kind);
     swept = parse_swept_knobs(args.knobs);
     grid = task::expand_knob_grid(*tmpl, swept);
