@@ -18,25 +18,22 @@ struct TensorLayout {
   std::size_t bytes() const;  // packed storage (fp4: two values a byte)
 };
 
-// The "inputs" or "outputs" list of a bind request: [{"dtype": "float32", "shape": [2, 3]}, ...].
-std::vector<TensorLayout> parse_layouts(const nlohmann::json& list);
-
-// The "ranges" of an upload or download request ([offset, bytes], ...) and of a copy ([from, to, bytes], ...),
-// each checked to lie inside a buffer of `size` bytes; throws std::runtime_error naming the request otherwise.
+// The ranges of an upload or download request and of a copy (worker_messages.h reads them), each checked to lie inside
+// a buffer of `size` bytes; throws std::runtime_error naming the request otherwise.
 struct BufferRange {
   std::size_t offset = 0, bytes = 0;
 };
 struct BufferCopy {
   std::size_t from = 0, to = 0, bytes = 0;
 };
-std::vector<BufferRange> parse_ranges(const nlohmann::json& ranges, std::size_t size, const char* request);
-std::vector<BufferCopy> parse_copies(const nlohmann::json& ranges, std::size_t size);
+void check_inside(const std::vector<BufferRange>& ranges, std::size_t size, const char* request);
+void check_inside(const std::vector<BufferCopy>& copies, std::size_t size);
 
 class CallTensors {
  public:
   // `offsets` are byte offsets into a buffer of `buffer_bytes` at `base` on `device`.
-  CallTensors(const std::vector<TensorLayout>& inputs, const nlohmann::json& input_offsets, const std::vector<TensorLayout>& outputs,
-              const nlohmann::json& output_offsets, std::byte* base, std::size_t buffer_bytes, DLDevice device);
+  CallTensors(const std::vector<TensorLayout>& inputs, const std::vector<std::size_t>& input_offsets, const std::vector<TensorLayout>& outputs,
+              const std::vector<std::size_t>& output_offsets, std::byte* base, std::size_t buffer_bytes, DLDevice device);
   CallTensors(const CallTensors&) = delete;
   CallTensors& operator=(const CallTensors&) = delete;
 
@@ -58,7 +55,7 @@ class CallTensors {
     std::vector<std::vector<std::int64_t>> shapes;
     std::vector<void*> data;
   };
-  static void fill(Side& side, const nlohmann::json& offsets, std::byte* base, std::size_t buffer_bytes, DLDevice device,
+  static void fill(Side& side, const std::vector<std::size_t>& offsets, std::byte* base, std::size_t buffer_bytes, DLDevice device,
                    std::vector<std::size_t>* offset_values);
   static std::string change(const char* name, const Side& side);
 

@@ -178,13 +178,14 @@ SandboxPolicy Judge::oracle_candidate_policy(const task::SolutionCandidate& solu
   return policy;
 }
 
-json Judge::oracle_candidate_load(const task::SolutionCandidate& solution, const fs::path& own_folder) {
-  return {{"op", "load"},
-          {"solution",
-           {{"folder", (own_folder / "solution").string()}, {"kind", solution.kind == task::SolutionKind::python ? "python" : "torch_extension"},
-            {"entry_file", solution.entry_file}, {"entry_function", solution.entry_function},
-            {"destination_passing_style", solution.destination_passing_style}, {"target_hardware", solution.target_hardware},
-            {"cflags", solution.cflags}, {"cuda_cflags", solution.cuda_cflags}, {"ld_flags", solution.ld_flags}}}};
+message::Load Judge::oracle_candidate_load(const task::SolutionCandidate& solution, const fs::path& own_folder) {
+  message::Load load;
+  load.solution = json{{"folder", (own_folder / "solution").string()},
+                       {"kind", solution.kind == task::SolutionKind::python ? "python" : "torch_extension"},
+                       {"entry_file", solution.entry_file}, {"entry_function", solution.entry_function},
+                       {"destination_passing_style", solution.destination_passing_style}, {"target_hardware", solution.target_hardware},
+                       {"cflags", solution.cflags}, {"cuda_cflags", solution.cuda_cflags}, {"ld_flags", solution.ld_flags}};
+  return load;
 }
 
 // Outside the budget the buffer lives in `uncached`, for this workload of this candidate only.
@@ -296,16 +297,15 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
       workers.own_candidate->start_deadline = std::chrono::minutes(2);  // python and torch (and on a GPU the profiler) start first
       workers.own_candidate->load_deadline = std::chrono::minutes(candidate.solution->kind == task::SolutionKind::torch_extension ? 15 : 3);
       if (options_.sandbox)
-        workers.own_candidate->sandbox = {{"op", "sandbox"},
-                                          {"policy", sandbox_policy_json(oracle_candidate_policy(*candidate.solution, *workers.own_folder))},
-                                          {"library", sandbox_library_beside(options_.worker_executable).string()}};
+        workers.own_candidate->sandbox = message::Sandbox{sandbox_policy_json(oracle_candidate_policy(*candidate.solution, *workers.own_folder)),
+                                                          sandbox_library_beside(options_.worker_executable).string()};
     } else {
       WorkerOptions worker_options{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
                                    {{"TMPDIR", (*workers.own_folder / "tmp").string()}}};
       for (const auto& [name, value] : backend_.candidate_environment(false)) worker_options.environment[name] = value;
       workers.own_candidate = std::make_unique<Session>(std::move(worker_options));
       if (options_.sandbox)
-        workers.own_candidate->sandbox = {{"op", "sandbox"}, {"policy", sandbox_policy_json(candidate_policy(build.library, *workers.own_folder))}};
+        workers.own_candidate->sandbox = message::Sandbox{sandbox_policy_json(candidate_policy(build.library, *workers.own_folder)), std::nullopt};
     }
     workers.candidate = workers.own_candidate.get();
   }
@@ -326,16 +326,19 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
   }
   workers.reference = oracle_ ? oracle_session_.get() : workers.own_reference.get();
   WorkerSession& candidate_session = *workers.candidate;
-  candidate_session.load = {{"op", "load"}};
+  message::Load load;
   if (candidate.form == task::TemplateForm::kernel) {
-    candidate_session.load["cubin"] = build.library.string();
-    candidate_session.load["kernel"] = candidate.launch ? candidate.launch->kernel : "";
+    load.cubin = build.library.string();
+    load.kernel = candidate.launch ? candidate.launch->kernel : "";
   } else if (candidate.runs_in_oracle()) {
-    candidate_session.load = oracle_candidate_load(*candidate.solution, *workers.own_folder);
+    load = oracle_candidate_load(*candidate.solution, *workers.own_folder);
   } else {
-    candidate_session.load["library"] = build.library.string();
+    load.library = build.library.string();
   }
-  workers.reference->load = {{"op", "load"}, {oracle_ ? "python" : "library", reference_build_->library.string()}};
+  candidate_session.load = std::move(load);
+  message::Load reference_load;
+  (oracle_ ? reference_load.python : reference_load.library) = reference_build_->library.string();
+  workers.reference->load = std::move(reference_load);
   return std::nullopt;
 }
 

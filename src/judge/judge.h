@@ -30,6 +30,9 @@
 namespace kernelarc::judge {
 
 struct WorkerSession;   // judge/worker_session.h
+namespace message {
+struct Load;  // judge/worker_messages.h
+}
 struct CandidateWorkers;  // judge/judge.cpp
 
 struct JudgeOptions {
@@ -126,7 +129,7 @@ class Judge {
   BuildResult oracle_candidate_build() const;
   WorkerOptions oracle_candidate_worker(const std::filesystem::path& log_file, const std::filesystem::path& own_folder) const;
   SandboxPolicy oracle_candidate_policy(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder) const;
-  static nlohmann::json oracle_candidate_load(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder);
+  static message::Load oracle_candidate_load(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder);
   SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;
   JudgeOptions options_;

@@ -28,13 +28,13 @@ std::optional<Failure> upload_input_variants(WorkerSession& session, const Share
                                              const std::vector<std::shared_ptr<const ReferenceRound>>& variants,
                                              std::chrono::milliseconds call_timeout, PhaseClock& phases) {
   const auto moving = phases.measure("transfers");
-  json ranges = json::array();
+  message::Transfer upload{message::Direction::upload, {}};
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const std::size_t at = layout.variant_base(static_cast<int>(v));
     common::copy_bytes(buffer.data() + at, variants[v]->slot_image.data(), variants[v]->slot_image.size());
-    ranges.push_back({at, layout.slot_bytes});
+    upload.ranges.push_back({at, layout.slot_bytes});
   }
-  const auto reply = session.worker.request({{"op", "upload"}, {"ranges", ranges}}, call_timeout);
+  const auto reply = session.worker.request(upload, call_timeout);
   if (!reply.ok()) {
     session.ready = false;
     return Failure{Status::runtime_error, fmt::format("upload of the input variants failed: {}{}", reply.description, session.tail())};
@@ -50,7 +50,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
   const bool gpu = candidate_session.on_gpu;
   const auto deadline = settings.call_timeout;
   const int total_calls = settings.warmup + settings.iterations;
-  const std::string flush_request = json{{"op", "flush"}, {"bytes", gpu ? 0 : settings.flush_bytes}}.dump();
+  const std::string flush_request = json(message::Flush{gpu ? 0 : settings.flush_bytes}).dump();
   // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
   // first with an empty entry point on the same path, and taken off every sample. A measurement below the
   // speed of light is taken again once before it condemns: load from other processes in the probes' window
@@ -139,7 +139,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     // The outputs of a call of the loop against the reference for the inputs it was given: wrong there is a REWARD_HACK.
     const auto verify = [&](int slot, const ReferenceRound& given, const std::string& where, bool download) -> std::optional<Failure> {
       if (download)
-        if (auto failure = hooks.transfer("download", slot, true, true)) return failure;
+        if (auto failure = hooks.transfer(message::Direction::download, slot, true, true)) return failure;
       if (auto failure = hooks.check_buffers(slot, given.slot_image)) return failure;
       if (auto failure = hooks.compare(given.reference)) {
         failure->status = Status::reward_hack;
@@ -160,7 +160,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
         CallPlan plan{false, false, true, !gpu, std::nullopt};
         if (gpu) plan.device_poison = kPoisonFirst;
         else prepare_outputs(buffer, layout, guard, kPoisonFirst);
-        if (auto failure = hooks.transfer("upload", slot, true, false)) return failure;
+        if (auto failure = hooks.transfer(message::Direction::upload, slot, true, false)) return failure;
         if (auto failure = flush()) return failure;
         flush_ns.pop_back();  // not a call of the loop
         hooks.entering(JudgePhase::unseen, first_unseen + static_cast<int>(unseen_done), iteration);
@@ -173,8 +173,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
       const int v = variant_for(iteration);
       if (slot_variant[static_cast<std::size_t>(slot)] != v) {
         if (gpu) {
-          const json copy{{"op", "copy"},
-                          {"ranges", {{layout.variant_base(v), static_cast<std::size_t>(slot) * layout.slot_bytes, layout.slot_bytes}}}};
+          const message::Copy copy{{{layout.variant_base(v), static_cast<std::size_t>(slot) * layout.slot_bytes, layout.slot_bytes}}};
           if (const auto reply = candidate_session.worker.request(copy, deadline); !reply.ok()) {
             candidate_session.ready = false;
             return Failure{Status::runtime_error, fmt::format("refilling input slot {} failed: {}{}", slot, reply.description, candidate_session.tail())};

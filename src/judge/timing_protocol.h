@@ -43,7 +43,7 @@ struct TimingHooks {
   // One call of the candidate on a slot, with every way it can fail turned into a verdict.
   std::function<std::optional<Failure>(int slot, double* round_trip_ns, double* in_process_ns, double* event_ns, CallPlan plan)> call;
   // Moves a slot's inputs and/or the output region between the shared buffer and the GPU's copy of it.
-  std::function<std::optional<Failure>(const char* op, int slot, bool inputs, bool outputs)> transfer;
+  std::function<std::optional<Failure>(message::Direction direction, int slot, bool inputs, bool outputs)> transfer;
   // The output guards, then a slot's inputs against the image written there.
   std::function<std::optional<Failure>(int slot, const std::vector<std::byte>& image)> check_buffers;
   // The outputs against the reference's for the inputs given.

@@ -11,7 +11,7 @@ namespace kernelarc::judge {
 
 using nlohmann::json;
 
-TorchBaseline measure_torch_baseline(WorkerSession& oracle, const std::string& reference_call, const BaselineKey& key,
+TorchBaseline measure_torch_baseline(WorkerSession& oracle, const message::Call& reference_call, const BaselineKey& key,
                                      const BaselineCache& cache, const TorchBaselineProtocol& protocol, PhaseClock& phases,
                                      const std::function<void(const std::string&)>& say) {
   if (const auto cached = cache.find(key)) {
@@ -20,8 +20,7 @@ TorchBaseline measure_torch_baseline(WorkerSession& oracle, const std::string& r
     return {cached->ns, cached->source};
   }
   const auto timing_baseline = phases.measure("baseline");
-  json request = json::parse(reference_call);
-  request.update({{"op", "time"}, {"warmup", protocol.warmup}, {"iterations", protocol.iterations}, {"flush_bytes", protocol.flush_bytes}});
+  const message::TimeBaseline request{reference_call, protocol.warmup, protocol.iterations, protocol.flush_bytes};
   const auto reply = oracle.worker.request(request, protocol.call_timeout * (protocol.warmup + protocol.iterations) * 2 + std::chrono::minutes(5));
   const auto median_of = [&](const char* name) -> std::optional<double> {
     const auto found = reply.body.find(name);

@@ -26,7 +26,7 @@ struct TorchBaselineProtocol {
 
 // `reference_call` is the reference's call request on the inputs the oracle has just been given; found in `cache` under
 // `key`, or measured there and stored. `say` tells what was found or measured.
-TorchBaseline measure_torch_baseline(WorkerSession& oracle, const std::string& reference_call, const BaselineKey& key,
+TorchBaseline measure_torch_baseline(WorkerSession& oracle, const message::Call& reference_call, const BaselineKey& key,
                                      const BaselineCache& cache, const TorchBaselineProtocol& protocol, PhaseClock& phases,
                                      const std::function<void(const std::string&)>& say);
 

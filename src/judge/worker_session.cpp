@@ -20,7 +20,7 @@ bool keeps_device_memory(const std::string& device) {
 
 WorkerSession::WorkerSession(WorkerOptions options) : on_gpu(keeps_device_memory(options.device)), worker(std::move(options)) {}
 
-std::optional<Failure> WorkerSession::prepare(const SharedBuffer& buffer, std::uint64_t generation, const json& binding,
+std::optional<Failure> WorkerSession::prepare(const SharedBuffer& buffer, std::uint64_t generation, const message::Bind& binding,
                                                       std::chrono::milliseconds deadline, Status load_failure_status) {
   // The binding only changes with the workload, so the generation alone says whether it is current.
   if (ready && worker.running() && mapped_generation == generation) return std::nullopt;
@@ -36,24 +36,24 @@ std::optional<Failure> WorkerSession::prepare(const SharedBuffer& buffer, std::u
   if (restart) {
     ready = false;
     if (start_deadline.count() > 0 && !worker.running()) {
-      const auto reply = worker.request({{"op", "hello"}}, start_deadline);
+      const auto reply = worker.request(message::Hello{}, start_deadline);
       if (!reply.ok())
         return Failure{reply.outcome == ReplyOutcome::refused ? load_failure_status : Status::runtime_error,
                        fmt::format("the worker did not start: {}{}", reply.description, tail())};
     }
     // Once per worker process: a sandbox cannot be raised twice (the filter forbids what raising it takes).
-    if (!sandbox.is_null() && !(worker.running() && worker.starts() == sandboxed_start)) {
-      const auto reply = worker.request(sandbox, deadline);
+    if (sandbox && !(worker.running() && worker.starts() == sandboxed_start)) {
+      const auto reply = worker.request(*sandbox, deadline);
       if (!reply.ok()) return Failure{Status::runtime_error, fmt::format("the worker could not raise its sandbox: {}{}", reply.description, tail())};
       sandbox_report = reply.body.value("sandbox", json());
       sandboxed_start = worker.starts();
     }
-    if (!load.is_null())
-      if (auto failure = step(load, load_deadline.count() > 0 ? load_deadline : deadline)) return failure;
+    if (load)
+      if (auto failure = step(*load, load_deadline.count() > 0 ? load_deadline : deadline)) return failure;
   }
   if (restart || mapped_generation != generation) {
     outputs_placed = false;
-    if (auto failure = step({{"op", "map"}, {"file", buffer.file().string()}, {"bytes", buffer.size()}}, deadline)) return failure;
+    if (auto failure = step(message::Map{buffer.file().string(), buffer.size()}, deadline)) return failure;
   }
   if (auto failure = step(binding, deadline)) return failure;
   mapped_generation = generation;

@@ -12,6 +12,7 @@
 
 #include "judge/judge_failure.h"
 #include "judge/shared_buffer.h"
+#include "judge/worker_messages.h"
 #include "judge/worker_process.h"
 
 namespace kernelarc::judge {
@@ -29,11 +30,11 @@ struct CallPlan {
 struct WorkerSession {
   bool on_gpu = false;                  // the buffer has a device copy: ranges move with upload and download
   WorkerProcess worker;
-  nlohmann::json load;                  // the "load" request: a shared object, or a cubin and its kernel; null: none
+  std::optional<message::Load> load;    // a shared object, a cubin and its kernel, or the oracle's; none: nothing to load
   std::string timer;                    // how the worker timed its last call ("cupti", "events"; empty on the CPU)
   std::uint64_t mapped_generation = 0;  // which workload's buffer the worker has mapped
-  nlohmann::json bind;
-  nlohmann::json sandbox;               // the "sandbox" request sent before the candidate loads; null: none
+  message::Bind bind;
+  std::optional<message::Sandbox> sandbox;  // sent before the candidate loads
   nlohmann::json sandbox_report;        // what the worker raised
   int sandboxed_start = -1;             // the worker process (by its start count) that raised it
   bool ready = false;
@@ -48,7 +49,7 @@ struct WorkerSession {
   explicit WorkerSession(WorkerOptions options);
 
   // Returns a failure when the library cannot be loaded or the worker cannot be set up.
-  std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const nlohmann::json& binding,
+  std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const message::Bind& binding,
                                  std::chrono::milliseconds deadline, Status load_failure_status);
 
   // "; its last output: ..." from the worker's log, or nothing: added to a failure's reason.

@@ -28,14 +28,15 @@ constexpr int kOverheadProbes = 15;  // at most: never more than the timed calls
 constexpr int kVariantsKept = 3;  // input variants the timed calls cycle through
 
 // A call request: each input in the slot, the outputs; on a GPU the poison the worker writes there before the call.
-json call_message(const Layout& layout, int slot, std::optional<std::byte> device_poison) {
-  json inputs = json::array(), outputs = json::array();
-  for (auto offset : layout.input_offsets) inputs.push_back(static_cast<std::size_t>(slot) * layout.slot_bytes + offset);
-  for (auto offset : layout.output_offsets) outputs.push_back(layout.output_base() + offset);
-  json message{{"op", "call"}, {"inputs", inputs}, {"outputs", outputs}};
-  if (device_poison) message["poison"] = static_cast<int>(*device_poison);
-  return message;
+message::Call call_message(const Layout& layout, int slot, std::optional<std::byte> device_poison) {
+  message::Call call;
+  for (auto offset : layout.input_offsets) call.inputs.push_back(static_cast<std::size_t>(slot) * layout.slot_bytes + offset);
+  for (auto offset : layout.output_offsets) call.outputs.push_back(layout.output_base() + offset);
+  if (device_poison) call.poison = static_cast<std::uint8_t>(*device_poison);
+  return call;
 }
+
+std::string line(const message::Call& call) { return json(call).dump(); }
 
 }  // namespace
 
@@ -93,28 +94,27 @@ std::optional<Failure> WorkloadJudgement::set_up() {
     return Failure{Status::runtime_error, fmt::format("judge could not allocate the workload's memory: {}", error.what())};
   }
   const auto& def = definition_;
-  binding_ = {{"op", "bind"}, {"inputs", json::array()}, {"outputs", json::array()}};
+  binding_ = {};
   for (std::size_t i = 0; i < def.inputs.size(); ++i)
-    binding_["inputs"].push_back({{"dtype", task::dtype_name(def.inputs[i].dtype)}, {"shape", resolved_.input_shapes[i]},
-                                  {"scalar", def.inputs[i].is_scalar()}});
+    binding_.inputs.push_back({std::string(task::dtype_name(def.inputs[i].dtype)), resolved_.input_shapes[i], def.inputs[i].is_scalar(), std::nullopt});
   for (std::size_t i = 0; i < def.outputs.size(); ++i)
-    binding_["outputs"].push_back({{"dtype", task::dtype_name(def.outputs[i].dtype)}, {"shape", resolved_.output_shapes[i]}});
+    binding_.outputs.push_back({std::string(task::dtype_name(def.outputs[i].dtype)), resolved_.output_shapes[i], false, std::nullopt});
   candidate_binding_ = binding_;
   if (candidate_.runs_in_oracle())  // a solution may return its outputs as a dict by name
-    for (std::size_t i = 0; i < def.outputs.size(); ++i) candidate_binding_["outputs"][i]["name"] = def.outputs[i].name;
+    for (std::size_t i = 0; i < def.outputs.size(); ++i) candidate_binding_.outputs[i].name = def.outputs[i].name;
   if (candidate_.form == task::TemplateForm::kernel) {
     try {
-      candidate_binding_["launch"] = launch_request(judge_.task_, resolved_, candidate_, judge_.peaks_.multiprocessors);
+      candidate_binding_.launch = launch_request(judge_.task_, resolved_, candidate_, judge_.peaks_.multiprocessors);
     } catch (const std::exception& error) {
       at(JudgePhase::build, -1, -1);
       return Failure{Status::compile_error, fmt::format("the launch geometry does not evaluate: {}", error.what())};
     }
   }
   for (int slot = 0; slot < layout_.slots; ++slot) {
-    candidate_calls_.push_back(call_message(layout_, slot, std::nullopt).dump());
-    timed_calls_.push_back(call_message(layout_, slot, gpu_ ? std::optional<std::byte>(kPoisonFirst) : std::nullopt).dump());
+    candidate_calls_.push_back(line(call_message(layout_, slot, std::nullopt)));
+    timed_calls_.push_back(line(call_message(layout_, slot, gpu_ ? std::optional<std::byte>(kPoisonFirst) : std::nullopt)));
   }
-  reference_call_ = call_message(reference_layout_, 0, std::nullopt).dump();
+  reference_call_ = call_message(reference_layout_, 0, std::nullopt);
   return std::nullopt;
 }
 
@@ -204,8 +204,8 @@ std::optional<Failure> WorkloadJudgement::timing() {
   hooks.call = [this](int slot, double* round_trip_ns, double* in_process_ns, double* event_ns, CallPlan plan) {
     return call(candidate_session_, slot, false, round_trip_ns, in_process_ns, event_ns, plan);
   };
-  hooks.transfer = [this](const char* op, int slot, bool inputs, bool outputs) {
-    return transfer(candidate_session_, op, layout_, slot, inputs, outputs);
+  hooks.transfer = [this](message::Direction direction, int slot, bool inputs, bool outputs) {
+    return transfer(candidate_session_, direction, layout_, slot, inputs, outputs);
   };
   hooks.check_buffers = [this](int slot, const std::vector<std::byte>& image) -> std::optional<Failure> {
     if (auto failure = check_output_guards(*buffer_, layout_)) return failure;
@@ -232,17 +232,17 @@ std::optional<Failure> WorkloadJudgement::call_overhead(double& call_overhead_ns
     judge_.probe_session_ = std::make_unique<WorkerSession>(WorkerOptions{options_.worker_executable, options_.device,
                                                                           (judge_.scratch_ / "probe-worker.log").string(),
                                                                           {{"KERNELARC_WORKER_SPIN_MS", "0"}}});  // as the candidate's worker
-    judge_.probe_session_->load = json();  // nothing but the empty entry point
+    judge_.probe_session_->load.reset();  // nothing but the empty entry point
   }
   for (int i = 0; i < probes; ++i) {
-    json null_call = call_message(layout_, 0, std::nullopt);
-    null_call["null"] = true;
+    message::Call null_call = call_message(layout_, 0, std::nullopt);
+    null_call.null_entry = true;
     auto& probe = *judge_.probe_session_;
     if (auto failure = probe.prepare(*buffer_, generation_, binding_, deadline, Status::runtime_error)) {
       failure->reason = "the judge's probe worker failed: " + failure->reason;
       return failure;
     }
-    const auto flushed = probe.worker.request({{"op", "flush"}, {"bytes", options_.flush_bytes}}, deadline);
+    const auto flushed = probe.worker.request(message::Flush{options_.flush_bytes}, deadline);
     const auto reply = flushed.ok() ? probe.worker.request(null_call, deadline) : flushed;
     if (!reply.ok()) {
       probe.ready = false;
@@ -345,10 +345,8 @@ std::optional<Failure> WorkloadJudgement::make_custom_inputs(const std::vector<s
     failure->status = Status::invalid_reference;
     return failure;
   }
-  json request = {{"op", "inputs"}, {"entry", *def.custom_inputs_entrypoint}, {"axes_and_scalars", axes_and_scalars},
-                  {"seed", round_seed & 0x7fffffffffffffffULL}, {"tensors", json::array()}};
-  for (const std::size_t i : which)
-    request["tensors"].push_back({{"name", def.inputs[i].name}, {"index", i}, {"offset", reference_layout_.input_offsets[i]}});
+  message::CustomInputs request{*def.custom_inputs_entrypoint, axes_and_scalars, round_seed & 0x7fffffffffffffffULL, {}};
+  for (const std::size_t i : which) request.tensors.push_back({def.inputs[i].name, i, reference_layout_.input_offsets[i]});
   const auto reply = session.worker.request(request, options_.call_timeout * 4);
   if (reply.ok()) return std::nullopt;
   if (reply.outcome != ReplyOutcome::refused) session.ready = false;
@@ -383,7 +381,7 @@ void WorkloadJudgement::measure_baseline() {
   if (!options_.torch_baseline || !judge_.oracle_ || judge_.baselines_.contains(uuid) || judge_.baseline_sources_.contains(uuid)) return;
   const auto deadline = options_.call_timeout;
   if (judge_.oracle_torch_.empty())
-    judge_.oracle_torch_ = reference_session_.worker.request({{"op", "hello"}}, deadline).body.value("torch", "?");
+    judge_.oracle_torch_ = reference_session_.worker.request(message::Hello{}, deadline).body.value("torch", "?");
   const BaselineKey key{judge_.task_.content_hash, uuid, options_.device, judge_.peaks_.name, judge_.oracle_torch_, options_.warmup,
                         options_.iterations, options_.flush_bytes};
   const BaselineCache cache(options_.compiler.cache_directory.empty() ? default_cache_directory() / "baselines"
@@ -416,17 +414,18 @@ std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot,
     if (plan.outputs_in) prepare_outputs(*buffer_, layout, guard_, *plan.device_poison);
   }
   if (plan.inputs_in || plan.outputs_in) {
-    if (auto failure = moved(transfer(session, "upload", layout, slot, plan.inputs_in, plan.outputs_in))) return failure;
+    if (auto failure = moved(transfer(session, message::Direction::upload, layout, slot, plan.inputs_in, plan.outputs_in))) return failure;
     session.outputs_placed = session.outputs_placed || plan.outputs_in;
   }
-  const std::string poisoned = plan.device_poison && !plan.timed ? call_message(layout, slot, plan.device_poison).dump() : "";
-  const auto& message = is_reference        ? reference_call_
+  const std::string poisoned = plan.device_poison && !plan.timed ? line(call_message(layout, slot, plan.device_poison)) : "";
+  const std::string reference_line = is_reference ? line(reference_call_) : "";
+  const auto& request = is_reference        ? reference_line
                         : plan.timed        ? timed_calls_[static_cast<std::size_t>(slot)]
                         : !poisoned.empty() ? poisoned
                                             : candidate_calls_[static_cast<std::size_t>(slot)];
   const auto reply = [&] {
     const auto calling = phases_.measure(is_reference ? "reference calls" : plan.timed ? "timed calls" : "calls");
-    return session.worker.request_line(message, deadline);
+    return session.worker.request_line(request, deadline);
   }();
   if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
   if (auto failure = failed_call(session, reply, is_reference)) return failure;
@@ -436,22 +435,22 @@ std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot,
   if (!is_reference)
     if (auto failure = work_outside_the_call(reply.body)) return failure;
   if (plan.everything_out)
-    if (auto failure = moved(transfer(session, "download", layout, slot, true, true))) return failure;
+    if (auto failure = moved(transfer(session, message::Direction::download, layout, slot, true, true))) return failure;
   return std::nullopt;
 }
 
-std::optional<Failure> WorkloadJudgement::transfer(WorkerSession& session, const char* op, const Layout& layout, int slot, bool inputs,
-                                                   bool outputs) {
+std::optional<Failure> WorkloadJudgement::transfer(WorkerSession& session, message::Direction direction, const Layout& layout, int slot,
+                                                   bool inputs, bool outputs) {
   if (!session.on_gpu) return std::nullopt;
   const auto moving = phases_.measure("transfers");
-  json ranges = json::array();
-  if (inputs) ranges.push_back({static_cast<std::size_t>(slot) * layout.slot_bytes, layout.slot_bytes});
-  if (outputs) ranges.push_back({layout.output_base(), layout.output_region_bytes});
-  const auto reply = session.worker.request({{"op", op}, {"ranges", ranges}}, options_.call_timeout);
+  message::Transfer request{direction, {}};
+  if (inputs) request.ranges.push_back({static_cast<std::size_t>(slot) * layout.slot_bytes, layout.slot_bytes});
+  if (outputs) request.ranges.push_back({layout.output_base(), layout.output_region_bytes});
+  const auto reply = session.worker.request(request, options_.call_timeout);
   if (reply.ok()) return std::nullopt;
   session.ready = false;
   return Failure{reply.outcome == ReplyOutcome::timed_out ? Status::timeout : Status::runtime_error,
-                 fmt::format("{} failed: {}{}", op, reply.description, session.tail())};
+                 fmt::format("{} failed: {}{}", direction == message::Direction::upload ? "upload" : "download", reply.description, session.tail())};
 }
 
 std::optional<Failure> WorkloadJudgement::check_output_guards(const SharedBuffer& buffer, const Layout& layout) {

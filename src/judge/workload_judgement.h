@@ -56,7 +56,8 @@ class WorkloadJudgement {
   std::optional<Failure> call(WorkerSession& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
                               double* event_ns = nullptr, CallPlan plan = {});
   // Moves a slot's inputs and/or the output region between the shared buffer and the GPU's copy of it.
-  std::optional<Failure> transfer(WorkerSession& session, const char* op, const Layout& layout, int slot, bool inputs, bool outputs);
+  std::optional<Failure> transfer(WorkerSession& session, message::Direction direction, const Layout& layout, int slot, bool inputs,
+                                  bool outputs);
   std::optional<Failure> check_output_guards(const SharedBuffer& buffer, const Layout& layout);
   std::optional<Failure> check_inputs(const SharedBuffer& buffer, const Layout& layout, int slot, const std::vector<std::byte>& image);
   std::optional<Failure> compare(const std::vector<std::vector<std::byte>>& reference, std::optional<std::byte> poison);
@@ -84,10 +85,10 @@ class WorkloadJudgement {
   SharedBuffer uncached_buffer_, uncached_reference_buffer_;  // a buffer outside the cache's budget, for this workload only
   SharedBuffer* buffer_ = nullptr;
   SharedBuffer* reference_buffer_ = nullptr;  // made when a round is not in the cache: the reference runs then only
-  nlohmann::json binding_, candidate_binding_;
+  message::Bind binding_, candidate_binding_;
   // Serialised once per slot: building JSON inside the timed loop costs tens of microseconds a call.
   std::vector<std::string> candidate_calls_, timed_calls_;
-  std::string reference_call_;
+  message::Call reference_call_;
   std::vector<std::shared_ptr<const ReferenceRound>> variants_;  // the rounds whose inputs the timed calls cycle through
   FailurePlace place_;
 };

@@ -14,6 +14,7 @@
 #include "judge/shared_buffer.h"
 #include "judge/worker.h"
 #include "judge/worker_channel.h"
+#include "judge/worker_messages.h"
 #include "kernelarc/candidate_abi.h"
 
 namespace kernelarc::judge {
@@ -27,31 +28,35 @@ class CpuWorker {
   json handle(const std::string& op, const json& request) {
     if (op == "hello") return {{"ok", true}, {"pid", getpid()}, {"protocol", kWorkerProtocolVersion}, {"device", "cpu"}};
     if (op == "noop") return {{"ok", true}};
-    if (op == "sandbox") return {{"ok", true}, {"sandbox", enter_sandbox(sandbox_policy_from(request.at("policy")))}};
-    if (op == "load") return load(request.at("library").get<std::string>());
+    if (op == "sandbox") return {{"ok", true}, {"sandbox", enter_sandbox(sandbox_policy_from(request.get<message::Sandbox>().policy))}};
+    if (op == "load") return load(request.get<message::Load>());
     if (op == "map") {
-      buffer_ = SharedBuffer::open(request.at("file").get<std::string>(), request.at("bytes").get<std::size_t>());
+      const auto map = request.get<message::Map>();
+      buffer_ = SharedBuffer::open(map.file, map.bytes);
       return {{"ok", true}};
     }
     if (op == "bind") {
-      inputs_ = parse_layouts(request.at("inputs"));
-      outputs_ = parse_layouts(request.at("outputs"));
+      const auto bind = request.get<message::Bind>();
+      inputs_ = message::layouts(bind.inputs);
+      outputs_ = message::layouts(bind.outputs);
       return {{"ok", true}};
     }
     if (op == "upload" || op == "download") return {{"ok", true}};  // the shared buffer is the candidate's memory
     if (op == "copy") {
-      for (const auto& copy : parse_copies(request.at("ranges"), buffer_.size()))
-        std::memmove(buffer_.data() + copy.to, buffer_.data() + copy.from, copy.bytes);
+      const auto copies = request.get<message::Copy>().ranges;
+      check_inside(copies, buffer_.size());
+      for (const auto& copy : copies) std::memmove(buffer_.data() + copy.to, buffer_.data() + copy.from, copy.bytes);
       return {{"ok", true}};
     }
-    if (op == "flush") return flush(request.at("bytes").get<std::size_t>());
-    if (op == "call") return call(request);
+    if (op == "flush") return flush(request.get<message::Flush>().bytes);
+    if (op == "call") return call(request.get<message::Call>());
     throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
   }
 
  private:
-  json load(const std::string& path) {
-    const std::string problem = library_.open(path);
+  json load(const message::Load& request) {
+    if (!request.library) throw std::runtime_error("the CPU worker loads native libraries only");
+    const std::string problem = library_.open(*request.library);
     if (!problem.empty()) return {{"ok", false}, {"error", problem}};
     return {{"ok", true}};
   }
@@ -73,13 +78,13 @@ class CpuWorker {
   // The judge times a "null" call, the same path with an empty entry point, to learn its own overhead.
   static int null_entry(const DLTensor* const*, std::int32_t, DLTensor* const*, std::int32_t, void*) { return 0; }
 
-  json call(const json& request) {
-    const kernelarc_entry_fn entry = request.value("null", false) ? &CpuWorker::null_entry : library_.entry();
+  json call(const message::Call& request) {
+    const kernelarc_entry_fn entry = request.null_entry ? &CpuWorker::null_entry : library_.entry();
     if (!entry) throw std::runtime_error("call before load");
-    const CallTensors tensors(inputs_, request.at("inputs"), outputs_, request.at("outputs"), buffer_.data(), buffer_.size(), {kDLCPU, 0});
-    if (const auto poison = request.find("poison"); poison != request.end())
+    const CallTensors tensors(inputs_, request.inputs, outputs_, request.outputs, buffer_.data(), buffer_.size(), {kDLCPU, 0});
+    if (request.poison)
       for (std::int32_t i = 0; i < tensors.output_count(); ++i)
-        std::memset(tensors.output_data(static_cast<std::size_t>(i)), poison->get<int>(), outputs_[static_cast<std::size_t>(i)].bytes());
+        std::memset(tensors.output_data(static_cast<std::size_t>(i)), *request.poison, outputs_[static_cast<std::size_t>(i)].bytes());
     const auto start = std::chrono::steady_clock::now();
     const int rc = entry(tensors.inputs(), tensors.input_count(), tensors.outputs(), tensors.output_count(), nullptr);
     const auto ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();

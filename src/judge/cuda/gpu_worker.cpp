@@ -21,6 +21,7 @@
 #include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker.h"
+#include "judge/worker_messages.h"
 #include "kernelarc/candidate_abi.h"
 
 namespace kernelarc::judge::cuda {
@@ -70,14 +71,17 @@ class GpuWorker {
   json handle(const std::string& op, const json& request) {
     if (op == "hello" || op == "noop") return hello();
     // Raised after the context exists: the driver's own set-up (device files, sysfs, its threads) is done by then.
-    if (op == "sandbox") return {{"ok", true}, {"sandbox", enter_sandbox(sandbox_policy_from(request.at("policy")))}};
-    if (op == "load") return request.contains("cubin") ? load_cubin(request) : load_library(request.at("library").get<std::string>());
-    if (op == "map") return map(request.at("file").get<std::string>(), request.at("bytes").get<std::size_t>());
-    if (op == "bind") return bind(request);
-    if (op == "upload" || op == "download") return transfer(request.at("ranges"), op == "upload");
-    if (op == "copy") return copy(request.at("ranges"));
-    if (op == "flush") return flush(request.value("bytes", std::size_t{0}));
-    if (op == "call") return call(request);
+    if (op == "sandbox") return {{"ok", true}, {"sandbox", enter_sandbox(sandbox_policy_from(request.get<message::Sandbox>().policy))}};
+    if (op == "load") return load(request.get<message::Load>());
+    if (op == "map") {
+      const auto mapping = request.get<message::Map>();
+      return map(mapping.file, mapping.bytes);
+    }
+    if (op == "bind") return bind(request.get<message::Bind>());
+    if (op == "upload" || op == "download") return transfer(request.get<message::Transfer>());
+    if (op == "copy") return copy(request.get<message::Copy>().ranges);
+    if (op == "flush") return flush(request.get<message::Flush>().bytes);
+    if (op == "call") return call(request.get<message::Call>());
     throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
   }
 
@@ -119,17 +123,22 @@ class GpuWorker {
     return {{"ok", true}};
   }
 
-  json load_cubin(const json& request) {
+  json load(const message::Load& request) {
+    if (request.cubin) return load_cubin(*request.cubin, request.kernel.value_or(""));
+    if (!request.library) throw std::runtime_error("the GPU worker loads a native library or a cubin");
+    return load_library(*request.library);
+  }
+
+  json load_cubin(const std::string& cubin, const std::string& kernel) {
     unload();
     scrub();
-    std::ifstream in(request.at("cubin").get<std::string>(), std::ios::binary);
+    std::ifstream in(cubin, std::ios::binary);
     const std::vector<char> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (image.empty()) return {{"ok", false}, {"error", "the cubin is missing or empty"}};
     if (const CUresult loaded = api_.module_load_data(&module_, image.data()); loaded != CUDA_SUCCESS) {
       module_ = nullptr;
       return {{"ok", false}, {"error", fmt::format("the cubin does not load: {}", error_name(api_, loaded))}};
     }
-    const std::string kernel = request.value("kernel", "");
     if (!kernel.empty()) {
       if (api_.module_get_function(&function_, module_, kernel.c_str()) != CUDA_SUCCESS)
         return {{"ok", false}, {"error", fmt::format("no extern \"C\" __global__ function named {} in the module", kernel)}};
@@ -190,18 +199,16 @@ class GpuWorker {
     }
   }
 
-  json bind(const json& request) {
-    inputs_ = parse_layouts(request.at("inputs"));
-    outputs_ = parse_layouts(request.at("outputs"));
+  json bind(const message::Bind& request) {
+    inputs_ = message::layouts(request.inputs);
+    outputs_ = message::layouts(request.outputs);
     launch_.reset();
-    if (const auto launch = request.find("launch"); launch != request.end() && !launch->is_null()) {
+    if (const auto& launch = request.launch) {
       Launch geometry;
-      const auto grid = launch->at("grid").get<std::vector<unsigned>>();
-      const auto block = launch->at("block").get<std::vector<unsigned>>();
-      for (std::size_t i = 0; i < 3 && i < grid.size(); ++i) geometry.grid[i] = grid[i];
-      for (std::size_t i = 0; i < 3 && i < block.size(); ++i) geometry.block[i] = block[i];
-      geometry.shared_bytes = launch->value("shared_bytes", 0u);
-      geometry.arguments = launch->at("arguments").get<std::vector<long long>>();
+      for (std::size_t i = 0; i < 3 && i < launch->grid.size(); ++i) geometry.grid[i] = launch->grid[i];
+      for (std::size_t i = 0; i < 3 && i < launch->block.size(); ++i) geometry.block[i] = launch->block[i];
+      geometry.shared_bytes = launch->shared_bytes;
+      geometry.arguments = launch->arguments;
       if (!function_) throw std::runtime_error("bind with a launch but no kernel loaded");
       if (geometry.shared_bytes > 48 * 1024)
         check(api_, api_.func_set_attribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(geometry.shared_bytes)),
@@ -211,8 +218,10 @@ class GpuWorker {
     return {{"ok", true}};
   }
 
-  json transfer(const json& ranges, bool upload) {
-    for (const auto& [offset, bytes] : parse_ranges(ranges, mapped().size(), upload ? "upload" : "download")) {
+  json transfer(const message::Transfer& request) {
+    const bool upload = request.direction == message::Direction::upload;
+    check_inside(request.ranges, mapped().size(), upload ? "upload" : "download");
+    for (const auto& [offset, bytes] : request.ranges) {
       if (upload)
         check(api_, api_.memcpy_htod(device_buffer_ + offset, mapped().data() + offset, bytes), "cuMemcpyHtoD");
       else
@@ -222,8 +231,9 @@ class GpuWorker {
   }
 
   // [from, to, bytes] ranges within the device copy of the buffer, device to device.
-  json copy(const json& ranges) {
-    for (const auto& copy : parse_copies(ranges, mapped().size()))
+  json copy(const std::vector<BufferCopy>& copies) {
+    check_inside(copies, mapped().size());
+    for (const auto& copy : copies)
       check(api_, api_.memcpy_dtod(device_buffer_ + copy.to, device_buffer_ + copy.from, copy.bytes), "cuMemcpyDtoD");
     return {{"ok", true}};
   }
@@ -255,16 +265,16 @@ class GpuWorker {
                               launch_->block[2], launch_->shared_bytes, stream_, parameters.data(), nullptr);
   }
 
-  json call(const json& request) {
-    const bool null_call = request.value("null", false);
+  json call(const message::Call& request) {
+    const bool null_call = request.null_entry;
     const kernelarc_entry_fn entry = library_.entry();
     if (!null_call && !entry && !(function_ && launch_)) throw std::runtime_error("call before load and bind");
-    const CallTensors tensors(inputs_, request.at("inputs"), outputs_, request.at("outputs"), reinterpret_cast<std::byte*>(device_buffer_),
+    const CallTensors tensors(inputs_, request.inputs, outputs_, request.outputs, reinterpret_cast<std::byte*>(device_buffer_),
                               device_bytes_, {kDLCUDA, ordinal_});
     check(api_, api_.ctx_synchronize(), "synchronise before the call");
-    if (const auto poison = request.find("poison"); poison != request.end()) {
+    if (request.poison) {
       for (std::int32_t i = 0; i < tensors.output_count(); ++i)
-        check(api_, api_.memset_d8_async(reinterpret_cast<CUdeviceptr>(tensors.output_data(i)), static_cast<unsigned char>(poison->get<int>()),
+        check(api_, api_.memset_d8_async(reinterpret_cast<CUdeviceptr>(tensors.output_data(i)), *request.poison,
                                           outputs_[static_cast<std::size_t>(i)].bytes(), stream_),
               "poison the outputs");
       check(api_, api_.ctx_synchronize(), "synchronise after poisoning");

@@ -1,0 +1,126 @@
+// The worker protocol's requests as types (docs/WORKER_PROTOCOL.md): the judge writes every request from one of these
+// and the C++ workers read every request into one, so each field's name, type and check is written once. The oracle
+// (python/kernelarc_oracle.py) reads the same JSON.
+//
+// Reading a request checks what does not depend on the worker's state (counts are non-negative integers, dtypes are
+// known, shapes cannot overflow a byte count); the worker checks offsets against the buffer it mapped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "judge/call_tensors.h"
+
+namespace kernelarc::judge::message {
+
+struct Hello {};  // reply: pid, protocol, device (the oracle adds torch and role)
+struct Noop {};
+
+struct Sandbox {
+  nlohmann::json policy;               // sandbox_policy_json
+  std::optional<std::string> library;  // the oracle's candidate role: libkernelarc_sandbox.so, which raises the walls
+};
+
+struct Map {
+  std::string file;
+  std::size_t bytes = 0;
+};
+
+// One of: a native library; a kernel-only candidate's cubin (and the kernel to launch, "" for its only one); the
+// oracle as reference (python, the reference's file); the oracle as a solution's worker (solution, as the oracle reads it).
+struct Load {
+  std::optional<std::string> library, cubin, kernel, python;
+  std::optional<nlohmann::json> solution;
+};
+
+struct TensorBinding {
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  bool scalar = false;
+  std::optional<std::string> name;  // an oracle candidate's outputs: a solution may return them as a dict by name
+};
+
+struct Launch {  // a kernel-only candidate's geometry, evaluated by launch_request
+  std::vector<unsigned> grid, block;
+  unsigned shared_bytes = 0;
+  std::vector<long long> arguments;  // every var axis, in the definition's order
+};
+
+struct Bind {
+  std::vector<TensorBinding> inputs, outputs;
+  std::optional<Launch> launch;
+};
+
+enum class Direction { upload, download };  // "upload": the shared file to the device copy; "download": back
+struct Transfer {
+  Direction direction = Direction::upload;
+  std::vector<BufferRange> ranges;
+};
+
+struct Copy {  // within the device copy (the CPU worker: the shared file)
+  std::vector<BufferCopy> ranges;
+};
+
+struct Flush {
+  std::size_t bytes = 0;  // 0 on a GPU: twice the L2
+};
+
+struct Call {
+  std::vector<std::size_t> inputs, outputs;  // one offset per tensor
+  std::optional<std::uint8_t> poison;        // written over the outputs by the worker first (on a GPU)
+  bool null_entry = false;                   // the empty entry point: the judge's own cost
+};
+
+struct CustomInput {
+  std::string name;
+  std::size_t index = 0, offset = 0;
+};
+struct CustomInputs {  // the reference oracle: the definition's custom_inputs_entrypoint writes these inputs
+  std::string entry;
+  nlohmann::json axes_and_scalars;
+  std::uint64_t seed = 0;
+  std::vector<CustomInput> tensors;
+};
+
+struct TimeBaseline {  // the reference oracle: torch eager and torch.compile timed on a call's tensors
+  Call call;
+  int warmup = 0, iterations = 0;
+  std::size_t flush_bytes = 0;
+};
+
+// Each request as JSON with its "op", and each read back from JSON (throws std::runtime_error or json's exceptions on
+// what does not match its type).
+void to_json(nlohmann::json& out, const Hello&);
+void to_json(nlohmann::json& out, const Noop&);
+void to_json(nlohmann::json& out, const Sandbox& request);
+void to_json(nlohmann::json& out, const Map& request);
+void to_json(nlohmann::json& out, const Load& request);
+void to_json(nlohmann::json& out, const TensorBinding& tensor);
+void to_json(nlohmann::json& out, const Launch& launch);
+void to_json(nlohmann::json& out, const Bind& request);
+void to_json(nlohmann::json& out, const Transfer& request);
+void to_json(nlohmann::json& out, const Copy& request);
+void to_json(nlohmann::json& out, const Flush& request);
+void to_json(nlohmann::json& out, const Call& request);
+void to_json(nlohmann::json& out, const CustomInputs& request);
+void to_json(nlohmann::json& out, const TimeBaseline& request);
+
+void from_json(const nlohmann::json& in, Sandbox& request);
+void from_json(const nlohmann::json& in, Map& request);
+void from_json(const nlohmann::json& in, Load& request);
+void from_json(const nlohmann::json& in, TensorBinding& tensor);
+void from_json(const nlohmann::json& in, Launch& launch);
+void from_json(const nlohmann::json& in, Bind& request);
+void from_json(const nlohmann::json& in, Transfer& request);
+void from_json(const nlohmann::json& in, Copy& request);
+void from_json(const nlohmann::json& in, Flush& request);
+void from_json(const nlohmann::json& in, Call& request);
+
+// A bound tensor list as the worker lays it out (the dtype parsed, the byte count checked not to overflow).
+std::vector<TensorLayout> layouts(const std::vector<TensorBinding>& tensors);
+
+}  // namespace kernelarc::judge::message
