@@ -6,7 +6,8 @@
 
 namespace kernelarc::judge {
 
-std::optional<Failure> failed_call(WorkerSession& session, const WorkerReply& reply, bool is_reference) {
+std::optional<Failure> failed_call(WorkerSession& session, const WorkerReply& reply) {
+  const bool is_reference = session.runs_reference();
   const std::string who = is_reference ? "the reference " : "";
   if (reply.outcome == ReplyOutcome::timed_out) {
     session.ready = false;

@@ -13,7 +13,7 @@
 namespace kernelarc::judge {
 
 // The call's failure, if it failed; a worker that can no longer be trusted marks its session for a restart.
-std::optional<Failure> failed_call(WorkerSession& session, const WorkerReply& reply, bool is_reference);
+std::optional<Failure> failed_call(WorkerSession& session, const WorkerReply& reply);
 
 // A candidate's call that put its work somewhere else than the call (the host, another stream, after it returned) or
 // kept data in L2 through the flush: a REWARD_HACK.

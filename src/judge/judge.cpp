@@ -274,7 +274,8 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
                                                  CandidateWorkers& workers) {
   if (candidate.form == task::TemplateForm::kernel) {  // the CPU's backend refused to build one
     if (!kernel_session_)
-      kernel_session_ = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, (scratch_ / "kernel-worker.log").string()});
+      kernel_session_ = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, (scratch_ / "kernel-worker.log").string()},
+                                                  WorkerRole::candidate);
     workers.candidate = kernel_session_.get();
     workers.candidate->ready = false;  // loads this candidate's module on the first call
   } else {
@@ -293,7 +294,8 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
       } catch (const std::exception& error) {
         return fmt::format("the solution's sources could not be written: {}", error.what());
       }
-      workers.own_candidate = std::make_unique<Session>(oracle_candidate_worker(prefix.string() + "-candidate.log", *workers.own_folder));
+      workers.own_candidate =
+          std::make_unique<Session>(oracle_candidate_worker(prefix.string() + "-candidate.log", *workers.own_folder), WorkerRole::candidate);
       workers.own_candidate->start_deadline = std::chrono::minutes(2);  // python and torch (and on a GPU the profiler) start first
       workers.own_candidate->load_deadline = std::chrono::minutes(candidate.solution->kind == task::SolutionKind::torch_extension ? 15 : 3);
       if (options_.sandbox)
@@ -303,7 +305,7 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
       WorkerOptions worker_options{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
                                    {{"TMPDIR", (*workers.own_folder / "tmp").string()}}};
       for (const auto& [name, value] : backend_.candidate_environment(false)) worker_options.environment[name] = value;
-      workers.own_candidate = std::make_unique<Session>(std::move(worker_options));
+      workers.own_candidate = std::make_unique<Session>(std::move(worker_options), WorkerRole::candidate);
       if (options_.sandbox)
         workers.own_candidate->sandbox = message::Sandbox{sandbox_policy_json(candidate_policy(build.library, *workers.own_folder)), std::nullopt};
     }
@@ -316,13 +318,14 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
       oracle_options.leading_arguments = {oracle_->script.string()};
       for (const char* name : {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"})  // where the image's torch may live
         if (const char* value = std::getenv(name)) oracle_options.environment[name] = value;
-      oracle_session_ = std::make_unique<Session>(std::move(oracle_options));
+      oracle_session_ = std::make_unique<Session>(std::move(oracle_options), WorkerRole::reference);
       oracle_session_->start_deadline = std::chrono::minutes(2);
       oracle_session_->on_gpu = false;  // on a GPU too it reads its inputs from the shared file and writes its outputs there
     }
   } else {
     workers.own_reference = std::make_unique<Session>(
-        WorkerOptions{options_.worker_executable, reference_device_, prefix.string() + "-reference.log", {{"KERNELARC_WORKER_SPIN_MS", "0"}}});
+        WorkerOptions{options_.worker_executable, reference_device_, prefix.string() + "-reference.log", {{"KERNELARC_WORKER_SPIN_MS", "0"}}},
+        WorkerRole::reference);
   }
   workers.reference = oracle_ ? oracle_session_.get() : workers.own_reference.get();
   WorkerSession& candidate_session = *workers.candidate;

@@ -18,7 +18,8 @@ bool keeps_device_memory(const std::string& device) {
 
 }  // namespace
 
-WorkerSession::WorkerSession(WorkerOptions options) : on_gpu(keeps_device_memory(options.device)), worker(std::move(options)) {}
+WorkerSession::WorkerSession(WorkerOptions options, WorkerRole role)
+    : role(role), on_gpu(keeps_device_memory(options.device)), worker(std::move(options)) {}
 
 std::optional<Failure> WorkerSession::prepare(const SharedBuffer& buffer, std::uint64_t generation, const message::Bind& binding,
                                                       std::chrono::milliseconds deadline, Status load_failure_status) {

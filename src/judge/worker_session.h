@@ -27,7 +27,11 @@ struct CallPlan {
   std::optional<std::byte> device_poison;
 };
 
+// Whose code the worker runs: a failure of the reference's is the task's (INVALID_REFERENCE), never the candidate's.
+enum class WorkerRole { candidate, reference };
+
 struct WorkerSession {
+  WorkerRole role = WorkerRole::candidate;
   bool on_gpu = false;                  // the buffer has a device copy: ranges move with upload and download
   WorkerProcess worker;
   std::optional<message::Load> load;    // a shared object, a cubin and its kernel, or the oracle's; none: nothing to load
@@ -46,7 +50,8 @@ struct WorkerSession {
   std::chrono::milliseconds load_deadline{0};
 
   // on_gpu: where the device's backend keeps the tensors in device memory.
-  explicit WorkerSession(WorkerOptions options);
+  WorkerSession(WorkerOptions options, WorkerRole role);
+  bool runs_reference() const { return role == WorkerRole::reference; }
 
   // Returns a failure when the library cannot be loaded or the worker cannot be set up.
   std::optional<Failure> prepare(const SharedBuffer& buffer, std::uint64_t generation, const message::Bind& binding,

@@ -154,7 +154,7 @@ std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegi
         CallPlan plan;
         if (gpu_) plan.device_poison = kPoisonFirst;
         else prepare_outputs(*buffer_, layout_, guard_, kPoisonFirst);
-        if (auto failure = call(candidate_session_, 0, false, nullptr, nullptr, nullptr, plan)) return failure;
+        if (auto failure = call(candidate_session_, 0, nullptr, nullptr, nullptr, plan)) return failure;
         if (auto failure = check_output_guards(*buffer_, layout_)) return failure;
         if (auto failure = check_inputs(*buffer_, layout_, 0, given.slot_image)) return failure;
         return compare(given.reference, kPoisonFirst);
@@ -181,7 +181,7 @@ std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegi
   } else {
     prepare_outputs(*buffer_, layout_, guard_, kPoisonSecond);
   }
-  if (auto failure = call(candidate_session_, 0, false, nullptr, nullptr, nullptr, again)) return failure;
+  if (auto failure = call(candidate_session_, 0, nullptr, nullptr, nullptr, again)) return failure;
   if (auto failure = check_output_guards(*buffer_, layout_)) return failure;
   const auto checking = phases_.measure("checks");
   return check_second_call(first, *buffer_, layout_, definition_, resolved_, given.reference, workload_.tolerance);
@@ -202,7 +202,7 @@ std::optional<Failure> WorkloadJudgement::timing() {
     return std::nullopt;
   };
   hooks.call = [this](int slot, double* round_trip_ns, double* in_process_ns, double* event_ns, CallPlan plan) {
-    return call(candidate_session_, slot, false, round_trip_ns, in_process_ns, event_ns, plan);
+    return call(candidate_session_, slot, round_trip_ns, in_process_ns, event_ns, plan);
   };
   hooks.transfer = [this](message::Direction direction, int slot, bool inputs, bool outputs) {
     return transfer(candidate_session_, direction, layout_, slot, inputs, outputs);
@@ -229,9 +229,10 @@ std::optional<Failure> WorkloadJudgement::call_overhead(double& call_overhead_ns
   const auto known_floor = judge_.overhead_floor_ns_.find(workload_.uuid);
   const int probes = gpu_ ? 0 : known_floor != judge_.overhead_floor_ns_.end() ? 2 : std::clamp(options_.iterations, 5, kOverheadProbes);
   if (probes > 0 && !judge_.probe_session_) {
-    judge_.probe_session_ = std::make_unique<WorkerSession>(WorkerOptions{options_.worker_executable, options_.device,
-                                                                          (judge_.scratch_ / "probe-worker.log").string(),
-                                                                          {{"KERNELARC_WORKER_SPIN_MS", "0"}}});  // as the candidate's worker
+    judge_.probe_session_ = std::make_unique<WorkerSession>(
+        WorkerOptions{options_.worker_executable, options_.device, (judge_.scratch_ / "probe-worker.log").string(),
+                      {{"KERNELARC_WORKER_SPIN_MS", "0"}}},  // as the candidate's worker
+        WorkerRole::candidate);
     judge_.probe_session_->load.reset();  // nothing but the empty entry point
   }
   for (int i = 0; i < probes; ++i) {
@@ -306,7 +307,7 @@ std::optional<Failure> WorkloadJudgement::make_round(std::uint64_t round_seed, s
     common::copy_bytes(fresh->slot_image.data() + layout_.input_offsets[i],
                        reference_buffer_->data() + reference_layout_.input_offsets[i], layout_.input_bytes[i]);
   prepare_outputs(*reference_buffer_, reference_layout_, guard_, kPoisonFirst);
-  if (auto failure = call(reference_session_, 0, true, nullptr, nullptr)) return failure;
+  if (auto failure = call(reference_session_, 0, nullptr, nullptr)) return failure;
   if (check_output_guards(*reference_buffer_, reference_layout_))
     return Failure{Status::invalid_reference, "the reference wrote outside its outputs"};
   fresh->reference = outputs_of(*reference_buffer_, reference_layout_);
@@ -392,9 +393,10 @@ void WorkloadJudgement::measure_baseline() {
   judge_.baseline_sources_[uuid] = row_.baseline_source = measured.source;  // empty after a failure: tried
 }
 
-std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot, bool is_reference, double* round_trip_ns,
-                                               double* in_process_ns, double* event_ns, CallPlan plan) {
+std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot, double* round_trip_ns, double* in_process_ns,
+                                               double* event_ns, CallPlan plan) {
   const auto deadline = options_.call_timeout;
+  const bool is_reference = session.runs_reference();
   const Status load_status = is_reference ? Status::invalid_reference : Status::compile_error;
   if (auto failure = [&] {
         const auto starting = phases_.measure("workers");
@@ -428,7 +430,7 @@ std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot,
     return session.worker.request_line(request, deadline);
   }();
   if (round_trip_ns) *round_trip_ns = static_cast<double>(reply.round_trip.count());
-  if (auto failure = failed_call(session, reply, is_reference)) return failure;
+  if (auto failure = failed_call(session, reply)) return failure;
   if (in_process_ns) *in_process_ns = reply.body.value("ns", 0.0);
   if (event_ns) *event_ns = reply.body.value("events_ns", 0.0);
   session.timer = reply.body.value("timer", "");

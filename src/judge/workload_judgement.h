@@ -52,9 +52,9 @@ class WorkloadJudgement {
   std::optional<Failure> check_tolerance(const ReferenceRound& made);
   void measure_baseline();
 
-  // One call through a session, with every way it can fail turned into a verdict.
-  std::optional<Failure> call(WorkerSession& session, int slot, bool is_reference, double* round_trip_ns, double* in_process_ns,
-                              double* event_ns = nullptr, CallPlan plan = {});
+  // One call through a session, with every way it can fail turned into a verdict (the reference's as the task's, by its role).
+  std::optional<Failure> call(WorkerSession& session, int slot, double* round_trip_ns, double* in_process_ns, double* event_ns = nullptr,
+                              CallPlan plan = {});
   // Moves a slot's inputs and/or the output region between the shared buffer and the GPU's copy of it.
   std::optional<Failure> transfer(WorkerSession& session, message::Direction direction, const Layout& layout, int slot, bool inputs,
                                   bool outputs);
