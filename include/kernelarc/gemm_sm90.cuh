@@ -165,7 +165,8 @@ template <> struct Wgmma<256> {
 // ---- one tile of y = x @ w^T (+ residual) ----
 
 // A tile's shape and the shared memory it needs, from the template's knobs. The ring: kStages stages, each the
-// kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as kBlockK / 64 column blocks of 128-byte swizzled rows.
+// kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as kBlockK / 64 column blocks of 128-byte
+// swizzled rows.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged>
 struct TileShape {
   static constexpr int kThreads = 128 * (kConsumers + 1);  // warpgroup 0 loads, warpgroups 1.. multiply
@@ -221,8 +222,8 @@ __device__ __forceinline__ __nv_bfloat16 finish(float value, const __nv_bfloat16
 }  // namespace detail
 
 // The tile of blockIdx.x (kGroupM tile rows walked column by column, so that blocks running together share x and w in
-// L2) of y = x @ w^T, plus residual where it is not null. Launch: grid [ceil_div(M, kBlockM) * ceil_div(N, kBlockN)], block
-// [128 * (kConsumers + 1)], TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8.
+// L2) of y = x @ w^T, plus residual where it is not null. Launch: grid [ceil_div(M, kBlockM) * ceil_div(N, kBlockN)],
+// block [128 * (kConsumers + 1)], TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8.
 // kStaged: the epilogue goes through shared memory (16-byte coalesced stores) rather than straight from registers.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged>
 __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
@@ -281,7 +282,8 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
       barrier_wait(full + 8 * s, static_cast<unsigned>((kt / kStages) & 1));
       fence_async_shared();
       wgmma_fence();
-      const unsigned a_stage = base + s * Shape::kStageBytes + consumer * Shape::kConsumerRows * 128, b_stage = base + s * Shape::kStageBytes + kBlockM * kBlockK * 2;
+      const unsigned stage = base + s * Shape::kStageBytes;
+      const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * 2;
 #pragma unroll
       for (int block = 0; block < kBlockK / 64; ++block)
 #pragma unroll

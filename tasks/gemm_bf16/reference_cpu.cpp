@@ -1,5 +1,6 @@
-// Native C++ reference for y = x @ weight^T in bf16: fp32 accumulation (eight partial sums a dot product, so the compiler
-// can vectorise it), one rounding to bf16, as PyTorch's matmul. Blocks of 64 weight rows are converted to fp32 once.
+// Native C++ reference for y = x @ weight^T in bf16: fp32 accumulation (eight partial sums a dot product, so the
+// compiler can vectorise it), one rounding to bf16, as PyTorch's matmul. Blocks of 64 weight rows are converted to fp32
+// once.
 #include <kernelarc/candidate_abi.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// Full-source CUDA candidate for y = x @ weight^T + residual in bf16 (the product rounded to bf16 before the add): 64 x 64 tiles of y, 16 x 16 threads each accumulating 4 x 4
-// outputs in fp32 over 16-deep slices of x and weight staged in shared memory. No tensor cores: a plain starting point.
+// Full-source CUDA candidate for y = x @ weight^T + residual in bf16 (the product rounded to bf16 before the add): 64 x
+// 64 tiles of y, 16 x 16 threads each accumulating 4 x 4 outputs in fp32 over 16-deep slices of x and weight staged in
+// shared memory. No tensor cores: a plain starting point.
 #include <kernelarc/candidate_abi.h>
 
 #include <cuda_bf16.h>

@@ -1,5 +1,6 @@
-// CPU template for y = x @ weight^T + residual in bf16 (the product rounded to bf16, then the add in fp32) with fp32 accumulation: BLOCK_N weight rows converted to fp32 at a time
-// (tiling), each dot product over PARTIALS independent sums the compiler can vectorise (pipelining).
+// CPU template for y = x @ weight^T + residual in bf16 (the product rounded to bf16, then the add in fp32) with fp32
+// accumulation: BLOCK_N weight rows converted to fp32 at a time (tiling), each dot product over PARTIALS independent
+// sums the compiler can vectorise (pipelining).
 #include <kernelarc/candidate_abi.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// Native C++ reference for y = x @ weight^T + residual in bf16 (the product rounded to bf16, then the add in fp32): fp32 accumulation (eight partial sums a dot product, so the compiler
-// can vectorise it), one rounding to bf16, as PyTorch's matmul. Blocks of 64 weight rows are converted to fp32 once.
+// Native C++ reference for y = x @ weight^T + residual in bf16 (the product rounded to bf16, then the add in fp32):
+// fp32 accumulation (eight partial sums a dot product, so the compiler can vectorise it), one rounding to bf16, as
+// PyTorch's matmul. Blocks of 64 weight rows are converted to fp32 once.
 #include <kernelarc/candidate_abi.h>
 
 #include <algorithm>
