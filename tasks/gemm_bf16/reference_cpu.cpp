@@ -21,7 +21,7 @@ KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {
     for (int64_t r = 0; r < m; ++r) {
       for (int64_t p = 0; p < k; ++p) x_row[p] = kernelarc_bf16_to_float(x[r * k + p]);
       for (int64_t c = 0; c < rows; ++c) {
-        const float* w = &w_block[c * k];
+        const float* w = w_block.data() + c * k;
         float partial[8] = {};
         int64_t p = 0;
         for (; p + 8 <= k; p += 8)
