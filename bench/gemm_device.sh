@@ -25,7 +25,7 @@ kernelarc=${KERNELARC:-bundle/kernelarc}
 device=${DEVICE:-cuda:0}
 python=${PYTHON:-python3}
 smoke_limit=${SMOKE_LIMIT:-130} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-230}
-read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob STAGES=4,5 --knob EPILOGUE=1,0}"
+read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob STAGES=4,3 --knob EPILOGUE=1,0}"
 
 # The bundle's environment (scripts/device's device_environment): its libraries, the tasks, a cache and a store in OUT_DIR.
 if [[ -d bundle/lib ]]; then
