@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace kernelarc::judge {
 
@@ -10,5 +12,9 @@ std::string_view candidate_abi_header();
 std::string_view dlpack_header();
 // include/kernelarc/device.cuh: device code every CUDA candidate may include (packed bf16, warp reductions).
 std::string_view device_header();
+// include/kernelarc/gemm_sm90.cuh: the Hopper GEMM pieces (mbarriers, cp.async ring, wgmma) of the GEMM templates.
+std::string_view gemm_sm90_header();
+// Every device header a CUDA candidate may include, by its include path (device.cuh, gemm_sm90.cuh).
+std::vector<std::pair<std::string_view, std::string_view>> shared_device_headers();
 
 }  // namespace kernelarc::judge

@@ -38,11 +38,14 @@ std::string read_text_file(const fs::path& file) {
 
 BuildCache::BuildCache(fs::path root) : root_(std::move(root)) {
   fs::create_directories(root_);
-  const std::string_view abi = candidate_abi_header(), dlpack = dlpack_header(), device = device_header();
+  std::vector<std::pair<std::string_view, std::string_view>> headers = {{"kernelarc/candidate_abi.h", candidate_abi_header()},
+                                                                      {"dlpack/dlpack.h", dlpack_header()}};
+  for (const auto& header : shared_device_headers()) headers.push_back(header);
   // Named by the headers' content: a build's flags name the folder, so a changed header is a new cache key.
-  abi_include_ = root_ / "include" / common::content_hash(std::string(abi) + std::string(dlpack) + std::string(device)).substr(0, 16);
-  for (const auto& [name, text] : {std::pair{"kernelarc/candidate_abi.h", abi}, std::pair{"dlpack/dlpack.h", dlpack},
-                                   std::pair{"kernelarc/device.cuh", device}}) {
+  std::string all;
+  for (const auto& [name, text] : headers) all += std::string(text);
+  abi_include_ = root_ / "include" / common::content_hash(all).substr(0, 16);
+  for (const auto& [name, text] : headers) {
     const fs::path file = abi_include_ / name;
     if (fs::exists(file) && read_text_file(file) == text) continue;
     fs::create_directories(file.parent_path());

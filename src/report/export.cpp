@@ -211,15 +211,19 @@ std::string translation_unit(const Context& c, bool inline_abi) {
                                            "/* ---- end of include/kernelarc/candidate_abi.h ---- */",
                                            judge::candidate_abi_header());
   std::string source = c.candidate.source;
-  // The shared device header (include/kernelarc/device.cuh): inlined whenever it is included, at its first #include.
-  static const std::regex device_include(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"]kernelarc/device\.cuh[>"][^\n]*)");
-  std::smatch device_match;
-  if (inline_abi && std::regex_search(source, device_match, device_include))
-    source.replace(static_cast<std::size_t>(device_match.position(0)) + device_match[1].length(),
-                   static_cast<std::size_t>(device_match.length(0) - device_match[1].length()),
-                   fmt::format("/* ---- include/kernelarc/device.cuh (inlined by kernelarc export) ---- */\n{}"
-                               "/* ---- end of include/kernelarc/device.cuh ---- */",
-                               judge::device_header()));
+  // The shared device headers (include/kernelarc/device.cuh, gemm_sm90.cuh): each inlined whenever it is included, at
+  // its first #include.
+  for (const auto& [path, text] : judge::shared_device_headers()) {
+    std::string escaped;
+    for (const char c : path) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
+    const std::regex device_include(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"])" + escaped + R"([>"][^\n]*)");
+    std::smatch device_match;
+    if (inline_abi && std::regex_search(source, device_match, device_include))
+      source.replace(static_cast<std::size_t>(device_match.position(0)) + device_match[1].length(),
+                     static_cast<std::size_t>(device_match.length(0) - device_match[1].length()),
+                     fmt::format("/* ---- include/{} (inlined by kernelarc export) ---- */\n{}/* ---- end of include/{} ---- */", path, text,
+                                 path));
+  }
   std::smatch match;
   const bool includes_abi = std::regex_search(source, match, abi_include);
   if (inline_abi && includes_abi) source.replace(static_cast<std::size_t>(match.position(0)) + match[1].length(),
@@ -330,8 +334,9 @@ std::string export_solution(const Context& c, const std::vector<std::string>& ta
       {"sources", json::array({{{"path", kernel_file}, {"content", kernel}},
                                {{"path", binding_file}, {"content", binding}},
                                {{"path", "kernelarc/candidate_abi.h"}, {"content", std::string(judge::candidate_abi_header())}},
-                               {{"path", "kernelarc/device.cuh"}, {"content", std::string(judge::device_header())}},
                                {{"path", "dlpack/dlpack.h"}, {"content", std::string(judge::dlpack_header())}}})}};
+  for (const auto& [path, text] : judge::shared_device_headers())
+    solution["sources"].push_back({{"path", std::string(path)}, {"content", std::string(text)}});
   return solution.dump(2) + "\n";
 }
 

@@ -5,9 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 #include "judge/judge.h"
+#include "task/roofline.h"
+#include "task/task_library.h"
 
 namespace kernelarc::judge {
 namespace {
@@ -109,6 +113,34 @@ TEST(BackendTest, TheCpuBackendWallsAndEnvironmentAreItsOwn) {
   EXPECT_EQ(cpu_backend().candidate_environment(true).at("OMP_WAIT_POLICY"), "PASSIVE");
   EXPECT_FALSE(cpu_backend().builds_while_timing()) << "compiles would disturb the CPU's timing";
   EXPECT_EQ(cpu_backend().clock_mhz(0), std::nullopt);
+}
+
+}  // namespace
+}  // namespace kernelarc::judge
+
+namespace kernelarc::judge {
+namespace {
+
+// A CPU has no tensor cores: a bf16 GEMM task (math tensor_core_bf16) is judged there against the CPU's fp32 rate, so
+// the CPU backend can judge it, and its roofline is one the CPU can reach (tasks/gemm_bf16 on its small workloads).
+TEST(BackendTest, TheCpuJudgesTensorCoreMathAtItsFp32Rate) {
+  PeakOverrides overrides;
+  overrides.bandwidth_gbps = 20;
+  overrides.gflops = 100;
+  const auto peaks = cpu_backend().peaks(0, CompilerOptions{}, overrides, nullptr);
+  EXPECT_DOUBLE_EQ(peaks.flops_per_second.at("fp32"), 100e9);
+  for (const char* kind : {"tensor_core_bf16", "tensor_core_fp16", "tensor_core_fp8"})
+    EXPECT_DOUBLE_EQ(peaks.flops_per_second.at(kind), 100e9) << kind;
+  const auto task = task::load_task(std::filesystem::path(KERNELARC_TASKS) / "gemm_bf16");
+  ASSERT_EQ(task.definition.roofline.math, "tensor_core_bf16");
+  const auto workload =
+      std::find_if(task.workloads.begin(), task.workloads.end(), [](const auto& w) { return w.uuid == "gemm_bf16-1x4096x4096"; });
+  ASSERT_NE(workload, task.workloads.end());
+  const auto estimate = task::estimate_roofline(task, task::resolve_workload(task, *workload), peaks);
+  EXPECT_DOUBLE_EQ(estimate.flops, 2.0 * 4096 * 4096);
+  // 2 * (4096 + 4096 * 4096 + 4096) bytes at 20 GB/s against 2 * 4096^2 FLOP at 100 GFLOP/s: the weight's bytes rule.
+  EXPECT_EQ(estimate.bound, "memory");
+  EXPECT_NEAR(estimate.seconds, 2.0 * (4096 + 4096.0 * 4096 + 4096) / 20e9, 1e-12);
 }
 
 }  // namespace

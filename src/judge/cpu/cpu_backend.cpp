@@ -32,7 +32,16 @@ task::DevicePeaks CpuBackend::peaks(int, const CompilerOptions& options, const P
   }
   if (overrides.bandwidth_gbps > 0) peaks.bytes_per_second = overrides.bandwidth_gbps * 1e9;
   if (overrides.gflops > 0) peaks.flops_per_second["fp32"] = overrides.gflops * 1e9;
+  with_cpu_matrix_rates(peaks);
   return peaks;
+}
+
+// A CPU has no tensor cores: a bf16, fp16 or fp8 GEMM task (roofline math tensor_core_*) runs there as fp32 FMAs on
+// converted values, so the CPU judges it against its fp32 rate, a roofline it can reach, rather than refusing the task.
+void with_cpu_matrix_rates(task::DevicePeaks& peaks) {
+  const auto fp32 = peaks.flops_per_second.find("fp32");
+  if (fp32 == peaks.flops_per_second.end()) return;
+  for (const char* kind : {"tensor_core_bf16", "tensor_core_fp16", "tensor_core_fp8"}) peaks.flops_per_second[kind] = fp32->second;
 }
 
 CalibrationReport CpuBackend::calibrate(int, const ProgressCallback& say) const {

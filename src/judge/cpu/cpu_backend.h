@@ -31,4 +31,7 @@ class CpuBackend final : public Backend {
   int serve_worker(WorkerChannel& channel, const DeviceName& device) const override;
 };
 
+// Adds the tensor-core math kinds to a CPU's peaks at its fp32 rate (a CPU multiplies bf16 as converted fp32).
+void with_cpu_matrix_rates(task::DevicePeaks& peaks);
+
 }  // namespace kernelarc::judge

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Issue 26's first look on the GPU machine, in one call of at most 8 minutes (bench/gemm_plan.md says what to read):
+#
+#   bash bench/gemm_device.sh OUT_DIR
+#
+# From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
+#   1. smoke: `kernelarc eval gemm_bf16 --template wgmma_cuda --device cuda:0 --correctness-only` for the default (every
+#      workload) and a few configurations that cover every code path (one consumer, BK 128, BN 128 and 64, the register
+#      epilogue; on five workloads with every edge), and the residual task's default and register epilogue;
+#   2. cuBLAS through torch (the tasks' PyTorch references: torch.matmul, and torch.matmul then the add) re-measured
+#      per workload in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
+#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x STAGES x EPILOGUE), and the
+#      residual task's default against torch's matmul + add;
+#   4. OUT_DIR/gemm.md: the smoke verdicts, TFLOP/s per workload beside cuBLAS's, each configuration's geometric mean
+#      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
+#
+# Settings (environment): KERNELARC (bundle/kernelarc), DEVICE (cuda:0), PYTHON (python3, with torch and CUDA),
+# SWEEP_KNOBS (the grid, as --knob arguments), SMOKE_LIMIT / TORCH_LIMIT / SWEEP_LIMIT (seconds for each step).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:?usage: bash bench/gemm_device.sh OUT_DIR}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+kernelarc=${KERNELARC:-bundle/kernelarc}
+device=${DEVICE:-cuda:0}
+python=${PYTHON:-python3}
+smoke_limit=${SMOKE_LIMIT:-130} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-230}
+read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob STAGES=4,3 --knob EPILOGUE=1,0}"
+
+# The bundle's environment (scripts/device's device_environment): its libraries, the tasks, a cache and a store in OUT_DIR.
+if [[ -d bundle/lib ]]; then
+  export LD_LIBRARY_PATH="$PWD/bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+export KERNELARC_TASKS_DIR="$PWD/tasks" KERNELARC_CACHE_DIR="$out/cache" KERNELARC_STORE="$out/runs.db"
+KERNELARC_PYTHON=${KERNELARC_PYTHON:-$(command -v "$python")}
+export KERNELARC_PYTHON
+began=$(date +%s)
+say() { echo "[$(($(date +%s) - began)) s] $*"; }
+
+{
+  date -u +%Y-%m-%dT%H:%MZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+  git log -1 --format='%H %s' 2>/dev/null || true
+} > "$out/device.txt"
+cat "$out/device.txt"
+
+# 1. Correctness: the defaults on every workload, the other configurations on a few that reach every edge (one token,
+# ragged M, K 18944, N 18944). NAME TASK KNOB=VALUE...
+few_bf16=(gemm_bf16-1x4096x4096 gemm_bf16-586x2560x2560 gemm_bf16-1571x5120x5120 gemm_bf16-128x3584x18944 gemm_bf16-64x18944x3584)
+few_residual=(gemm_bf16_residual-1x4096x4096 gemm_bf16_residual-586x2560x2560 gemm_bf16_residual-1571x2560x2560)
+smoke_cases=(
+  "default gemm_bf16"
+  "default gemm_bf16_residual"
+  "one_consumer gemm_bf16 BM=64 CONSUMERS=1 BN=256"
+  "bk128 gemm_bf16 BK=128 STAGES=3"
+  "bn128_registers gemm_bf16 BN=128 EPILOGUE=0 GROUP_M=1"
+  "bm256_bn64 gemm_bf16 BM=256 BN=64 STAGES=6"
+  "registers gemm_bf16_residual EPILOGUE=0"
+)
+mkdir -p "$out/smoke"
+smoke_deadline=$(($(date +%s) + smoke_limit))
+for case in "${smoke_cases[@]}"; do
+  read -r -a words <<< "$case"
+  name=${words[0]} task=${words[1]}
+  knobs=()
+  for knob in "${words[@]:2}"; do knobs+=(--knob "$knob"); done
+  only=()
+  if [[ $name != default ]]; then
+    if [[ $task == gemm_bf16 ]]; then few=("${few_bf16[@]}"); else few=("${few_residual[@]}"); fi
+    for uuid in "${few[@]}"; do only+=(--workload "$uuid"); done
+  fi
+  left=$((smoke_deadline - $(date +%s)))
+  if ((left < 10)); then
+    say "smoke $task/$name: skipped (the smoke step's ${smoke_limit} s are spent)"
+    continue
+  fi
+  say "smoke: kernelarc eval $task --template wgmma_cuda ${knobs[*]} ${only[*]} --device $device --correctness-only"
+  timeout "$left" "$kernelarc" eval "$task" --template wgmma_cuda "${knobs[@]}" "${only[@]}" --device "$device" --correctness-only --json \
+    --quiet > "$out/smoke/$task-$name.json" 2> "$out/smoke/$task-$name.log"
+  echo "exit $?" >> "$out/smoke/$task-$name.log"
+  tail -n 2 "$out/smoke/$task-$name.log"
+done
+
+# 2. cuBLAS through torch, per workload, in this call.
+say "torch: bench/torch_baselines.py (eager only: cuBLAS, and cuBLAS then the add)"
+timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16 gemm_bf16_residual --no-compile --iterations 30 --warmup 5 \
+  > "$out/torch.log" 2>&1 || echo "torch baselines: exit $? (see torch.log)"
+tail -n 3 "$out/torch.log"
+
+# 3. Timing: the sweep over the grid (screening: a correctness round and a few timed calls per configuration and
+# workload), then the residual task's default.
+say "sweep: kernelarc sweep gemm_bf16 --template wgmma_cuda ${sweep_knobs[*]} --device $device"
+timeout "$sweep_limit" "$kernelarc" sweep gemm_bf16 --template wgmma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
+  > "$out/sweep-gemm_bf16.json" 2> "$out/sweep-gemm_bf16.log" || echo "sweep gemm_bf16: exit $? (see sweep-gemm_bf16.log)"
+left=$((began + 440 - $(date +%s)))
+if ((left > 20)); then
+  say "sweep: kernelarc sweep gemm_bf16_residual --template wgmma_cuda --knob EPILOGUE=1,0 --device $device"
+  timeout "$left" "$kernelarc" sweep gemm_bf16_residual --template wgmma_cuda --knob EPILOGUE=1,0 --device "$device" --json --quiet \
+    > "$out/sweep-gemm_bf16_residual.json" 2> "$out/sweep-gemm_bf16_residual.log" || echo "sweep gemm_bf16_residual: exit $?"
+fi
+
+# 4. The tables.
+say "tables: $out/gemm.md"
+"$python" bench/gemm_table.py "$out" > "$out/gemm.md" 2> "$out/gemm_table.log" || { echo "no tables (see gemm_table.log)"; cat "$out/gemm_table.log"; }
+cat "$out/gemm.md" 2>/dev/null | head -n 80
+rm -rf "$out/cache"  # cubins: rebuilt in a second; the carry back stays small
+say "done"

@@ -1,0 +1,374 @@
+// Hopper (sm_90a) GEMM pieces the wgmma templates share: mbarriers, cp.async into a 128-byte-swizzled shared-memory ring,
+// wgmma shared-memory descriptors and the m64nNk16 bf16 instructions, and one warp-specialised tile of y = x @ w^T
+// (x: M x K, w: N x K, both K-contiguous, bf16 in, fp32 accumulation) with its epilogues. Travels inside the kernelarc
+// binary as device.cuh does, so kernel-only templates built through NVRTC include it as kernelarc/gemm_sm90.cuh.
+//
+// Everything is templates or __forceinline__: including it adds nothing to a kernel that does not call it, and the
+// sm_90a-only instructions are emitted only where a kernel uses them.
+#ifndef KERNELARC_GEMM_SM90_CUH
+#define KERNELARC_GEMM_SM90_CUH
+
+#include <cuda_bf16.h>
+
+namespace kernelarc::sm90 {
+
+__device__ __forceinline__ unsigned shared_address(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+// ---- mbarriers (one 8-byte word of shared memory each) ----
+
+__device__ __forceinline__ void barrier_init(unsigned barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(barrier), "r"(arrivals) : "memory");
+}
+
+// Until the phase of the given parity has completed (the barrier's n-th phase has parity n & 1).
+__device__ __forceinline__ void barrier_wait(unsigned barrier, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(barrier), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+__device__ __forceinline__ void barrier_arrive(unsigned barrier) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(barrier) : "memory");
+}
+
+// ---- cp.async ----
+
+// 16 bytes from global to shared memory; `bytes` 0 fills the 16 with zeros (the source is then not read).
+__device__ __forceinline__ void copy_16(unsigned destination, const void* source, unsigned bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(source), "r"(bytes) : "memory");
+}
+
+// The barrier counts one arrival of this thread once every cp.async it issued before has landed (.noinc: the arrival is
+// one of those the barrier was initialised to expect).
+__device__ __forceinline__ void copies_arrive(unsigned barrier) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(barrier) : "memory");
+}
+
+__device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+// Shared memory written through the generic proxy (cp.async) is read next by wgmma through the async proxy.
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// A named barrier among `threads` threads (a multiple of 32); 0 is __syncthreads's.
+__device__ __forceinline__ void named_barrier(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// ---- registers per warpgroup (setmaxnreg: the kernel needs a register cap, __launch_bounds__(threads, 1)) ----
+
+template <int kRegisters> __device__ __forceinline__ void registers_increase() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+template <int kRegisters> __device__ __forceinline__ void registers_decrease() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+
+// ---- wgmma ----
+
+// The descriptor of a K-major operand in the 128-byte swizzle: rows of 64 bf16 (128 bytes), eight rows a 1024-byte atom
+// (stride byte offset 1024; the leading byte offset is unused in this layout), atoms 1024-byte aligned.
+__device__ __forceinline__ unsigned long long swizzled_descriptor(unsigned address) {
+  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) | (1ull << 16) | (static_cast<unsigned long long>(1024 >> 4) << 32) |
+         (1ull << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int kPending> __device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+
+// d (64 x N, fp32, the warpgroup's fragment: N / 2 a thread) += a (64 x 16) * b (N x 16)^T, both from shared memory.
+template <int N> struct Wgmma;
+
+template <> struct Wgmma<64> {
+  static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long a, unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(a), "l"(b), "r"(1)
+        : "memory");
+  }
+};
+
+template <> struct Wgmma<128> {
+  static __device__ __forceinline__ void mma(float (&d)[64], unsigned long long a, unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(a), "l"(b), "r"(1)
+        : "memory");
+  }
+};
+
+template <> struct Wgmma<256> {
+  static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(a), "l"(b), "r"(1)
+        : "memory");
+  }
+};
+// ---- one tile of y = x @ w^T (+ residual) ----
+
+// A tile's shape and the shared memory it needs, from the template's knobs. The ring: kStages stages, each the
+// kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as kBlockK / 64 column blocks of 128-byte
+// swizzled rows.
+template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged>
+struct TileShape {
+  static constexpr int kThreads = 128 * (kConsumers + 1);  // warpgroup 0 loads, warpgroups 1.. multiply
+  static constexpr int kConsumerRows = kBlockM / kConsumers;    // rows of the tile one consumer warpgroup owns
+  static constexpr int kMmas = kConsumerRows / 64;         // m64 instructions per k16 step and warpgroup
+  static constexpr int kAccumulators = kMmas * kBlockN / 2;     // fp32 registers a consumer thread holds
+  static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * 2;
+  static constexpr int kStagingPitch = kBlockN + 8;             // bf16 a row of the epilogue's tile: conflict-free writes
+  static constexpr int kStagingBytes = kStaged ? kBlockM * kStagingPitch * 2 : 0;
+  static constexpr int kDataBytes = kStages * kStageBytes > kStagingBytes ? kStages * kStageBytes : kStagingBytes;
+  // What the launch rule must give: the data, its 1024-byte alignment, and the barriers after it.
+  static constexpr int kSharedBytes = kDataBytes + 1024 + 16 * kStages;
+
+  static_assert(kBlockM % 64 == 0 && kBlockN % 64 == 0 && kBlockK % 64 == 0, "kBlockM, kBlockN, kBlockK: multiples of 64");
+  static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
+  static_assert(kConsumerRows % 64 == 0, "each consumer warpgroup owns a multiple of 64 rows");
+  static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 256, "kBlockN: 64, 128 or 256 (one wgmma spans the tile's columns)");
+  static_assert(kAccumulators <= 128, "at most 128 accumulators a thread");
+  static_assert(kStages >= 2, "two stages at least: one filling while one is multiplied");
+  static_assert(kSharedBytes <= 227 * 1024, "at most 227 KiB of shared memory a block");
+};
+
+namespace detail {
+
+// kRows x kBlockK of a K-contiguous matrix, from `corner` (its element at the slice's first row and column), into its
+// swizzled place, by the 128 producer threads; zeros past `rows` rows and `columns` columns. Whole 16-byte chunks: K is a
+// multiple of 8. The producer runs on 56 registers.
+template <int kRows, int kBlockK>
+__device__ __forceinline__ void load_slice(unsigned destination, const __nv_bfloat16* corner, int rows, int columns, long long k,
+                                           int thread) {
+  constexpr int kChunksPerRow = kBlockK / 8;
+  constexpr int kRowsPerPass = 128 / kChunksPerRow;  // a multiple of 8: a thread's rows share their swizzle
+  static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "whole passes of the producer warpgroup");
+  const int column = thread % kChunksPerRow, first_row = thread / kChunksPerRow;
+  const unsigned to = destination + (column / 8) * (kRows * 128) + first_row * 128 + (((column % 8) ^ (first_row % 8)) << 4);
+  const bool column_inside = column * 8 < columns;
+  // One pointer stepped pass by pass, so that the compiler keeps no per-pass addresses alive across k tiles.
+  const __nv_bfloat16* from = corner + first_row * k + column * 8;
+  const long long step = kRowsPerPass * k;
+#pragma unroll
+  for (int pass = 0; pass < kRows / kRowsPerPass; ++pass, from += step) {
+    const bool inside = column_inside && first_row + pass * kRowsPerPass < rows;
+    copy_16(to + pass * kRowsPerPass * 128, inside ? from : corner, inside ? 16 : 0);
+  }
+}
+
+__device__ __forceinline__ __nv_bfloat16 finish(float value, const __nv_bfloat16* residual, long long at) {
+  // As PyTorch computes matmul then add: the product rounded to bf16 first, the sum in fp32, rounded again.
+  if (!residual) return __float2bfloat16(value);
+  return __float2bfloat16(__bfloat162float(__float2bfloat16(value)) + __bfloat162float(residual[at]));
+}
+
+}  // namespace detail
+
+// The tile of blockIdx.x (kGroupM tile rows walked column by column, so that blocks running together share x and w in
+// L2) of y = x @ w^T, plus residual where it is not null. Launch: grid [ceil_div(M, kBlockM) * ceil_div(N, kBlockN)],
+// block [128 * (kConsumers + 1)], TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8.
+// kStaged: the epilogue goes through shared memory (16-byte coalesced stores) rather than straight from registers.
+template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged>
+__device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+                                          const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
+                                          long long n, long long k) {
+  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged>;
+  static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
+  extern __shared__ unsigned char shared_raw[];
+  const unsigned raw = shared_address(shared_raw);
+  const unsigned base = (raw + 1023u) & ~1023u;  // the swizzle's atoms are 1024-byte aligned
+  unsigned char* const data = shared_raw + (base - raw);
+  const unsigned full = base + Shape::kDataBytes;  // kStages barriers: a stage has landed
+  const unsigned empty = full + 8 * kStages;        // kStages barriers: a stage has been multiplied
+
+  const long long tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
+  const long long group_tiles = kGroupM * tiles_n, tile = blockIdx.x;
+  const long long first_m = tile / group_tiles * kGroupM;
+  const long long group_rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
+  const long long m0 = (first_m + tile % group_tiles % group_rows) * kBlockM, n0 = tile % group_tiles / group_rows * kBlockN;
+  const long long k_tiles = (k + kBlockK - 1) / kBlockK;
+  const int warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      barrier_init(full + 8 * s, 128);             // every producer thread's copies
+      barrier_init(empty + 8 * s, 4 * kConsumers);  // every consumer warp
+    }
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    if constexpr (kConsumers == 2) registers_decrease<56>();
+    const int rows_x = static_cast<int>(m - m0 < kBlockM ? m - m0 : kBlockM), rows_w = static_cast<int>(n - n0 < kBlockN ? n - n0 : kBlockN);
+    for (long long kt = 0; kt < k_tiles; ++kt) {
+      const int s = static_cast<int>(kt % kStages);
+      if (kt >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((kt / kStages - 1) & 1));
+      const unsigned stage = base + s * Shape::kStageBytes;
+      const long long k0 = kt * kBlockK;
+      const int columns = static_cast<int>(k - k0 < kBlockK ? k - k0 : kBlockK);
+      detail::load_slice<kBlockM, kBlockK>(stage, x + m0 * k + k0, rows_x, columns, k, thread);
+      detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * 2, w + n0 * k + k0, rows_w, columns, k, thread);
+      copies_arrive(full + 8 * s);
+    }
+    copies_wait_all();
+  } else {
+    if constexpr (kConsumers == 2) registers_increase<224>();
+    const int consumer = warpgroup - 1, warp = thread / 32, lane = thread % 32;
+    float acc[Shape::kMmas][kBlockN / 2];
+#pragma unroll
+    for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+      for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] = 0.0f;
+
+    for (long long kt = 0; kt < k_tiles; ++kt) {
+      const int s = static_cast<int>(kt % kStages);
+      barrier_wait(full + 8 * s, static_cast<unsigned>((kt / kStages) & 1));
+      fence_async_shared();
+      wgmma_fence();
+      const unsigned stage = base + s * Shape::kStageBytes;
+      const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * 2;
+#pragma unroll
+      for (int block = 0; block < kBlockK / 64; ++block)
+#pragma unroll
+        for (int step = 0; step < 4; ++step) {
+          const unsigned long long b = swizzled_descriptor(b_stage + block * kBlockN * 128 + step * 32);
+#pragma unroll
+          for (int i = 0; i < Shape::kMmas; ++i)
+            Wgmma<kBlockN>::mma(acc[i], swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32), b);
+        }
+      wgmma_commit();
+      wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
+      if (kt > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((kt - 1) % kStages));
+    }
+    wgmma_wait<0>();
+
+    // Fragment of m64nNk16: register 4j + 2h + c of a thread is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c.
+    const int row_in_mma = 16 * warp + lane / 4, column_in_8 = 2 * (lane % 4);
+    if constexpr (!kStaged) {
+      const bool pairs = n % 2 == 0;
+#pragma unroll
+      for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
+            if (row >= m) continue;
+            const long long at = row * n + column;
+            const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];
+            if (pairs && column + 1 < n) {
+              __nv_bfloat162 out;
+              out.x = detail::finish(v0, residual, at);
+              out.y = detail::finish(v1, residual, at + 1);
+              *reinterpret_cast<__nv_bfloat162*>(y + at) = out;
+            } else {
+              if (column < n) y[at] = detail::finish(v0, residual, at);
+              if (column + 1 < n) y[at + 1] = detail::finish(v1, residual, at + 1);
+            }
+          }
+    } else {
+      constexpr unsigned kConsumerThreads = 128 * kConsumers;
+      __nv_bfloat16* const staging = reinterpret_cast<__nv_bfloat16*>(data);
+      named_barrier(1, kConsumerThreads);  // every warpgroup is done with the ring before it is overwritten
+#pragma unroll
+      for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
+            *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
+                __floats2bfloat162_rn(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1]);
+          }
+      named_barrier(1, kConsumerThreads);
+      const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
+                           reinterpret_cast<unsigned long long>(residual) % 16 == 0;
+      const int first = threadIdx.x - 128;
+      for (int chunk = first; chunk < kBlockM * kBlockN / 8; chunk += kConsumerThreads) {
+        const int row = chunk / (kBlockN / 8), column = chunk % (kBlockN / 8) * 8;
+        const long long r = m0 + row, c = n0 + column;
+        if (r >= m) continue;
+        const uint4 packed = *reinterpret_cast<const uint4*>(staging + row * Shape::kStagingPitch + column);
+        const __nv_bfloat16* const product = reinterpret_cast<const __nv_bfloat16*>(&packed);
+        const long long at = r * n + c;
+        if (vectors && c + 8 <= n) {
+          uint4 out = packed;
+          if (residual) {
+            const uint4 added = *reinterpret_cast<const uint4*>(residual + at);
+            __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
+            const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
+#pragma unroll
+            for (int e = 0; e < 8; ++e) o[e] = __float2bfloat16(__bfloat162float(product[e]) + __bfloat162float(a[e]));
+          }
+          *reinterpret_cast<uint4*>(y + at) = out;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 8; ++e)
+            if (c + e < n)
+              y[at + e] = residual ? __float2bfloat16(__bfloat162float(product[e]) + __bfloat162float(residual[at + e])) : product[e];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace kernelarc::sm90
+
+#endif  // KERNELARC_GEMM_SM90_CUH

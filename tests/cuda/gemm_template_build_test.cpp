@@ -1,0 +1,178 @@
+// The Hopper GEMM templates (tasks/gemm_bf16 and gemm_bf16_residual, wgmma_cuda) without a GPU: the knob constraints
+// reject what cannot run (shared memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations
+// build through NVRTC for sm_90a with no spills and a fraction of a second each, and the SASS holds HGMMA.
+// A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/subprocess.h"
+#include "judge/build_cache.h"
+#include "judge/cuda/cuda_compiler.h"
+#include "task/knob_grid.h"
+#include "task/task.h"
+#include "task/task_library.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kernelarc::judge::read_text_file;
+using kernelarc::judge::cuda::CudaCompiler;
+using kernelarc::judge::cuda::CudaCompilerOptions;
+using kernelarc::task::KnobValues;
+using ::testing::HasSubstr;
+
+constexpr std::int64_t kSharedLimit = 227 * 1024;
+
+const kernelarc::task::Template& wgmma_template(const kernelarc::task::Task& task) {
+  const auto& templates = task.definition.templates;
+  const auto found = std::find_if(templates.begin(), templates.end(), [](const auto& t) { return t.name == "wgmma_cuda"; });
+  if (found == templates.end()) throw std::runtime_error(task.definition.name + " has no wgmma_cuda template");
+  return *found;
+}
+
+// Every allowed configuration of the template: its whole grid, each knob over all of its values.
+kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> swept;
+  for (const auto& knob : tmpl.knobs) swept.emplace_back(knob.name, knob.values);
+  return kernelarc::task::expand_knob_grid(tmpl, swept);
+}
+
+std::string describe(const KnobValues& knobs) {
+  std::string text;
+  for (const auto& [name, value] : knobs) text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
+  return text;
+}
+
+class TemporaryCache {
+ public:
+  TemporaryCache() {
+    std::string pattern = (fs::temp_directory_path() / "kernelarc-gemm-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
+    path_ = pattern;
+  }
+  ~TemporaryCache() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// nvdisasm: $KERNELARC_NVDISASM, on PATH, in the toolkit, or from PyPI's nvidia-cuda-nvdisasm (scripts/setup); empty if none.
+std::string find_nvdisasm() {
+  if (const char* given = std::getenv("KERNELARC_NVDISASM"); given && *given) return given;
+  for (const char* candidate : {"/usr/local/cuda/bin/nvdisasm", "/usr/bin/nvdisasm"})
+    if (fs::exists(candidate)) return candidate;
+  const auto which = kernelarc::common::run_command({"sh", "-c", "command -v nvdisasm"}, std::chrono::seconds(10));
+  if (which.ok() && !which.output.empty()) return which.output.substr(0, which.output.find('\n'));
+  const auto pip = kernelarc::common::run_command(
+      {"python3", "-c", "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'bin', 'nvdisasm'))"},
+      std::chrono::seconds(30));
+  if (pip.ok()) {
+    const std::string path = pip.output.substr(0, pip.output.find('\n'));
+    if (fs::exists(path)) return path;
+  }
+  return "";
+}
+
+class GemmTemplateTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  kernelarc::task::Task task_ = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / GetParam());
+};
+
+// The constraints keep exactly the configurations whose shared memory fits and whose tile the warpgroups can hold.
+TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
+  const auto& tmpl = wgmma_template(task_);
+  const auto grid = whole_grid(tmpl);
+  std::size_t combinations = 1;
+  for (const auto& knob : tmpl.knobs) combinations *= knob.values.size();
+  EXPECT_EQ(grid.configurations.size() + grid.skipped.size(), combinations);
+  EXPECT_GE(grid.configurations.size(), 100u) << "a space worth searching";
+  EXPECT_FALSE(grid.skipped.empty());
+  const auto rule_allows = [](const KnobValues& k) {
+    const auto at = [&](const char* name) { return k.at(name); };
+    const std::int64_t ring = at("STAGES") * (at("BM") + at("BN")) * at("BK") * 2;
+    const std::int64_t staging = at("EPILOGUE") * at("BM") * (at("BN") + 8) * 2;
+    const std::int64_t shared = std::max(ring, staging) + 1024 + 16 * at("STAGES");
+    const std::int64_t rows = at("BM") / at("CONSUMERS");
+    return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= 128 && shared <= kSharedLimit;
+  };
+  for (const auto& knobs : grid.configurations) EXPECT_TRUE(rule_allows(knobs)) << describe(knobs);
+  for (const auto& skipped : grid.skipped) EXPECT_FALSE(rule_allows(skipped.knobs)) << describe(skipped.knobs);
+  kernelarc::task::Bindings names;
+  for (const auto& [name, value] : kernelarc::task::default_knobs(tmpl)) names[name] = static_cast<double>(value);
+  names["M"] = 4096, names["N"] = 4096, names["K"] = 4096;
+  EXPECT_LE(tmpl.launch->shared_bytes->evaluate_integer(names), kSharedLimit);
+  std::cout << GetParam() << "/wgmma_cuda: " << grid.configurations.size() << " of " << combinations << " configurations allowed\n";
+}
+
+// Allowed configurations build through NVRTC for sm_90a, without spills or a stack frame: every fourth of the grid (and
+// the default), or all of them with KERNELARC_GEMM_ALL_CONFIGURATIONS=1. The build time of each is reported.
+TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
+  const auto& tmpl = wgmma_template(task_);
+  const auto grid = whole_grid(tmpl);
+  const char* all = std::getenv("KERNELARC_GEMM_ALL_CONFIGURATIONS");
+  const std::size_t stride = all && std::string(all) == "1" ? 1 : (GetParam() == "gemm_bf16" ? 4 : 16);
+  std::vector<KnobValues> sample = {kernelarc::task::default_knobs(tmpl)};
+  for (std::size_t i = 0; i < grid.configurations.size(); i += stride) sample.push_back(grid.configurations[i]);
+  const TemporaryCache cache;
+  CudaCompilerOptions options;
+  options.cache_directory = cache.path();
+  ASSERT_EQ(options.architecture, "sm_90a");
+  const CudaCompiler compiler(options);
+  const std::string source = read_text_file(tmpl.source);
+  std::vector<double> seconds;
+  for (const auto& knobs : sample) {
+    const auto built = compiler.build_kernel({source, {}, knobs});
+    ASSERT_TRUE(built.ok) << describe(knobs) << ":\n" << built.diagnostics;
+    ASSERT_TRUE(built.resources.contains("gemm_wgmma")) << describe(knobs) << ": " << built.resources.dump();
+    const auto& kernel = built.resources["gemm_wgmma"];
+    EXPECT_EQ(kernel.value("spill_store_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
+    EXPECT_EQ(kernel.value("stack_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
+    if (!built.cache_hit) seconds.push_back(built.seconds);
+  }
+  ASSERT_FALSE(seconds.empty());
+  std::sort(seconds.begin(), seconds.end());
+  double total = 0;
+  for (const double s : seconds) total += s;
+  std::cout << fmt::format("{}/wgmma_cuda: {} builds for sm_90a, {:.3f} s median, {:.3f} to {:.3f} s, {:.1f} s in all\n", GetParam(),
+                           seconds.size(), seconds[seconds.size() / 2], seconds.front(), seconds.back(), total);
+  EXPECT_LT(seconds[seconds.size() / 2], 2.0) << "a candidate must build in a second or two, or no search is possible";
+}
+
+// The default configuration's SASS multiplies on the tensor cores' Hopper path (HGMMA), not HMMA or FFMA.
+TEST_P(GemmTemplateTest, TheDefaultConfigurationsSassHasHgmma) {
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  const auto& tmpl = wgmma_template(task_);
+  const TemporaryCache cache;
+  CudaCompilerOptions options;
+  options.cache_directory = cache.path();
+  const CudaCompiler compiler(options);
+  const auto knobs = kernelarc::task::default_knobs(tmpl);
+  const auto built = compiler.build_kernel({read_text_file(tmpl.source), {}, knobs});
+  ASSERT_TRUE(built.ok) << built.diagnostics;
+  const auto sass = kernelarc::common::run_command({nvdisasm, "-c", built.library.string()}, std::chrono::seconds(60));
+  ASSERT_TRUE(sass.ok()) << nvdisasm << ": " << sass.describe() << "\n" << sass.output.substr(0, 2000);
+  EXPECT_THAT(sass.output, HasSubstr(fmt::format("HGMMA.64x{}x16.F32.BF16", knobs.at("BN"))));
+  EXPECT_THAT(sass.output, HasSubstr("SYNCS.PHASECHK")) << "the ring waits on mbarriers";
+  EXPECT_THAT(sass.output, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
+}
+
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
