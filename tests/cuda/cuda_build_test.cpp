@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/parallel.h"
 #include "judge/build_cache.h"
 #include "judge/cuda/cuda_compiler.h"
 #include "judge/cuda/cuda_driver.h"
@@ -268,6 +269,26 @@ void expect_launchable(const kernelarc::task::Task& task, const kernelarc::task:
   }
 }
 
+// One build the test asks for: NVRTC (kernel set) or nvcc, and what names it in a failure.
+struct BuildJob {
+  std::string what;
+  std::string source;
+  Knobs knobs;
+  std::string kernel;  // kernel-only: the kernel the cubin must hold
+  bool kernel_form = false;
+};
+
+// The jobs built over every core, each result at its job's index: the test runs alone (RUN_SERIAL), so both CI cores build.
+std::vector<BuildResult> build_all(const cuda::CudaCompiler& compiler, const std::vector<BuildJob>& jobs) {
+  std::vector<BuildResult> results(jobs.size());
+  kernelarc::common::for_each_chunk(static_cast<std::int64_t>(jobs.size()), 1, [&](std::int64_t begin, std::int64_t, std::int64_t) {
+    const auto& job = jobs[static_cast<std::size_t>(begin)];
+    results[static_cast<std::size_t>(begin)] =
+        job.kernel_form ? compiler.build_kernel({job.source, {}, job.knobs}) : compiler.build_library({job.source, {}, {}});
+  });
+  return results;
+}
+
 // Every CUDA source of the built-in tasks builds: kernel-only templates through NVRTC at every value of every knob and in
 // a few random allowed configurations, each launchable on every workload; full-source templates and native CUDA
 // references through nvcc.
@@ -279,14 +300,14 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
   const cuda::CudaCompiler compiler(options);
   constexpr int kRandomConfigurations = 3;
   int kernel_templates = 0, kernel_builds = 0, knob_values = 0, library_builds = 0;
+  std::vector<BuildJob> jobs;
   const auto directories = kernelarc::task::task_directories(KERNELARC_TASKS);
   ASSERT_GE(directories.size(), 4u);
   for (const auto& directory : directories) {
     const std::string name = directory.filename().string();
     const auto task = kernelarc::task::load_task(directory);
     ASSERT_TRUE(task.definition.native_reference.count("cuda")) << name;
-    const auto reference = compiler.build_library({read_text_file(task.definition.native_reference.at("cuda")), {}, {}});
-    EXPECT_TRUE(reference.ok) << name << " reference:\n" << reference.diagnostics;
+    jobs.push_back({name + " reference", read_text_file(task.definition.native_reference.at("cuda")), {}, "", false});
     ++library_builds;
     bool has_kernel_form = false, has_full_form = false;
     for (const auto& tmpl : task.definition.templates) {
@@ -303,10 +324,7 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
         for (const auto& knobs : configurations_to_build(tmpl, kRandomConfigurations)) {
           for (const auto& [knob, value] : knobs) built_values.emplace(knob, value);
           expect_launchable(task, tmpl, knobs);
-          const auto built = compiler.build_kernel({source, {}, knobs});
-          EXPECT_TRUE(built.ok) << name << "/" << tmpl.name << " " << describe(knobs) << ":\n" << built.diagnostics;
-          EXPECT_TRUE(built.resources.contains(tmpl.launch->kernel)) << name << "/" << tmpl.name << " " << describe(knobs) << ": "
-                                                                     << built.resources.dump();
+          jobs.push_back({name + "/" + tmpl.name + " " + describe(knobs), source, knobs, tmpl.launch->kernel, true});
           ++kernel_builds;
         }
         std::size_t values = 0;
@@ -314,12 +332,16 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
         EXPECT_EQ(built_values.size(), values) << name << "/" << tmpl.name << ": every value of every knob is built";
       } else {
         has_full_form = true;
-        const auto built = compiler.build_library({source, {}, {}});
-        EXPECT_TRUE(built.ok) << name << "/" << tmpl.name << ":\n" << built.diagnostics;
+        jobs.push_back({name + "/" + tmpl.name, source, {}, "", false});
         ++library_builds;
       }
     }
     EXPECT_TRUE(has_kernel_form && has_full_form) << name << " needs a CUDA template in both forms";
+  }
+  const auto results = build_all(compiler, jobs);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_TRUE(results[i].ok) << jobs[i].what << ":\n" << results[i].diagnostics;
+    if (jobs[i].kernel_form) EXPECT_TRUE(results[i].resources.contains(jobs[i].kernel)) << jobs[i].what << ": " << results[i].resources.dump();
   }
   // Each task: its CUDA reference and at least one template in each form.
   EXPECT_GE(library_builds, 2 * static_cast<int>(directories.size()));
@@ -351,8 +373,12 @@ TEST(GpuTestSourcesTest, EveryCanaryAndTestTaskBuilds) {
   const auto manifest = nlohmann::json::parse(manifest_file);  // kept: a loop over a temporary's member would dangle
   for (const auto& entry : manifest.at("entries"))
     if (entry.at("expect") == "COMPILE_ERROR") must_not_build.insert(fs::path(entry.at("canary").get<std::string>()).filename().string());
-  for (const auto& source : sources) {
-    const auto built = compiler.build_library({read_text_file(source), {}, {}});
+  std::vector<BuildJob> jobs;
+  for (const auto& source : sources) jobs.push_back({source.string(), read_text_file(source), {}, "", false});
+  const auto results = build_all(compiler, jobs);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto& source = sources[i];
+    const auto& built = results[i];
     if (must_not_build.count(source.filename().string())) {
       EXPECT_FALSE(built.ok) << source << " built, though it reads a file outside the compiler's sandbox";
       EXPECT_THAT(built.diagnostics, ::testing::Not(::testing::HasSubstr("root:"))) << source;
