@@ -20,6 +20,7 @@
 #include "engine/run.h"
 #include "judge/build_cache.h"
 #include "judge/judge.h"
+#include "judge/screening.h"
 #include "llm/team_config.h"
 #include "report/live_display.h"
 #include "report/run_summary.h"
@@ -59,12 +60,18 @@ struct RunArguments {
   // The judge's protocol; unset: lighter on the CPU, where one call of a large workload takes milliseconds and a
   // candidate judged with the GPU's protocol takes 15 to 30 s on two cores.
   std::optional<int> rounds, warmup, iterations, rechecks;
+  std::string start = "default";
+  std::string screening = "auto";
+  int screen_round = engine::RunOptions{}.screen_round;
+  int finalists = engine::RunOptions{}.finalists;
   std::size_t plateau_window = 16;
   double plateau_gain = 0.02;
   CpuPeakOverrides peaks;
 };
 
 std::atomic<bool> stop_requested{false};
+
+constexpr int kLongerScreening = 4;  // a round's fastest are screened again with this many times the timed calls
 
 // The first Ctrl-C or SIGTERM asks the run to stop after the candidate being judged; the handler then resets itself
 // (SA_RESETHAND), so a second one ends the process at once (the run stays resumable).
@@ -202,6 +209,12 @@ int run_command(const RunArguments& args) {
       if (options.baseline_torch && options.reference == "native")
         throw std::runtime_error("--baseline-torch needs the PyTorch reference (not --reference native)");
       options.plateau = {args.plateau_window, args.plateau_gain};
+      options.start = args.start;
+      // On the CPU a candidate costs its compile (seconds), which screening cannot shorten; on a GPU NVRTC takes a
+      // fraction of a second and the full judge's protocol is the cost.
+      options.screening = args.screening == "on" || (args.screening == "auto" && device->kind != "cpu");
+      options.screen_round = args.screen_round;
+      options.finalists = args.finalists;
     }
     if (options.brain == "llm") {
       if (args.resume == 0) options.llm_config = llm_config_text(args);
@@ -244,6 +257,12 @@ int run_command(const RunArguments& args) {
     judge::Judge judge(task, judge_options, peaks);
     judge.set_baselines(options.baseline_ns);
     engine::Run run(task, options, [&](const judge::CandidateSource& source) { return judge.evaluate(source); }, brains, *store, progress);
+    // Screening: the judge's own protocol, lighter (judge/screening.h), on the visible workloads; a longer one for a round's fastest.
+    judge::JudgeOptions screen_options = judge::screening_options(judge_options);
+    screen_options.include_held_out = false;
+    judge::Screener quick(task, screen_options, peaks);
+    judge::Screener longer(task, judge::screening_options(screen_options, kLongerScreening * screen_options.iterations), peaks);
+    run.screen_with([&](const judge::CandidateSource& source, int fidelity) { return (fidelity == 0 ? quick : longer).screen(source); });
     // On a GPU the compilers take the host's cores while the device is timed; on the CPU they would disturb the timing.
     if (backend.builds_while_timing()) run.build_ahead([&judge](const judge::CandidateSource& source) { judge.build(source); });
     if (!args.quiet) run.on_snapshot([&](const engine::RunSummary& so_far, int budget) { display.update(so_far, budget); });
@@ -339,6 +358,16 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--iterations", args->iterations, fmt::format("Timed calls per workload (default: {})", search_protocol_defaults(&judge::JudgeProtocol::iterations)))->check(whole_number(1));
   command->add_option("--rechecks", args->rechecks, fmt::format("Timed calls whose outputs are checked again (default: {})", search_protocol_defaults(&judge::JudgeProtocol::rechecks)))
       ->check(whole_number(0));
+  command->add_option("--start", args->start, "default (the template's first values) or random (a configuration drawn with --seed, redrawn while it fails)")
+      ->check(one_of({"default", "random"}))
+      ->capture_default_str();
+  command->add_option("--screening", args->screening,
+                      "on: proposals are screened (one correctness round, a few timed calls), each round's fastest screened again "
+                      "longer and the fastest of those judged in full; off: every proposal judged in full; auto: on for a GPU")
+      ->check(one_of({"auto", "on", "off"}))
+      ->capture_default_str();
+  command->add_option("--screen-round", args->screen_round, "Proposals screened per round before the fastest go on")->check(whole_number(1))->capture_default_str();
+  command->add_option("--finalists", args->finalists, "At most this many of a round judged in full")->check(whole_number(1))->capture_default_str();
   command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->check(whole_number(1))->capture_default_str();
   command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->check(number_at_least(0))->capture_default_str();
   command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)")->check(number_at_least(0));

@@ -31,6 +31,7 @@ struct AgentStatus {
   int failed_proposals = 0;  // proposals that came to nothing (a model that gave no usable answer, a duplicate)
   bool retired = false;      // too many in a row: it proposes no more
   ModelUsage usage;          // its language model's spend
+  int screened = 0;          // its proposals screened (ranked by a light measurement; the fastest are judged, and counted above)
 };
 
 // Counts a judged candidate in the record of agent `agent` (no record has the name "start"); `store_id_of` maps the

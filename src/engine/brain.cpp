@@ -1,6 +1,7 @@
 #include "engine/brain.h"
 
 #include <algorithm>
+#include <random>
 
 #include "task/knob_grid.h"
 
@@ -27,5 +28,15 @@ ModelUsage usage_from(const nlohmann::json& j) {
 Knobs default_knobs(const task::Template& tmpl) { return task::default_knobs(tmpl); }
 
 bool knobs_allowed(const task::Template& tmpl, const Knobs& knobs) { return !task::broken_knob_constraint(tmpl, knobs); }
+
+std::optional<Knobs> random_knobs(const task::Template& tmpl, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  for (int draw = 0; draw < 10000; ++draw) {
+    Knobs knobs;
+    for (const auto& knob : tmpl.knobs) knobs[knob.name] = knob.values[random() % knob.values.size()];
+    if (knobs_allowed(tmpl, knobs)) return knobs;
+  }
+  return std::nullopt;
+}
 
 }  // namespace kernelarc::engine

@@ -84,6 +84,9 @@ using BrainFactory = std::function<std::unique_ptr<Brain>(const task::Template& 
 
 // The template's knobs at their first values: the starting candidate.
 Knobs default_knobs(const task::Template& tmpl);
+// A configuration drawn uniformly from each knob's values until one satisfies the template's knob-only constraints
+// (the same for the same seed); nullopt when none of many draws does.
+std::optional<Knobs> random_knobs(const task::Template& tmpl, std::uint64_t seed);
 // Whether `knobs` satisfies every constraint of the template that names only knobs (the judge checks the ones over a
 // workload's axes, per workload).
 bool knobs_allowed(const task::Template& tmpl, const Knobs& knobs);

@@ -22,6 +22,21 @@ std::optional<Decision> parse_decision(std::string_view name) {
   return std::nullopt;
 }
 
+const char* paired_outcome_name(PairedOutcome outcome) {
+  switch (outcome) {
+    case PairedOutcome::won: return "won";
+    case PairedOutcome::lost: return "lost";
+    case PairedOutcome::failed: return "failed";
+  }
+  return "?";
+}
+
+std::optional<PairedOutcome> parse_paired_outcome(std::string_view name) {
+  for (const PairedOutcome o : {PairedOutcome::won, PairedOutcome::lost, PairedOutcome::failed})
+    if (name == paired_outcome_name(o)) return o;
+  return std::nullopt;
+}
+
 // Faster by a factor beyond either measurement's own spread (and the minimum step): a win inside the noise is no
 // win. A factor, not a difference: on a loaded machine a spread can pass 100%, and a 10x win must still count.
 bool Controller::beats(const Measured& challenger) const {
@@ -71,6 +86,21 @@ Decision Controller::confirm(const Measured& measured_again) {
   }
   if (measured_again.passed) keep_as_backup(settled);
   return measured_again.passed ? Decision::backup : Decision::rejected;
+}
+
+Decision Controller::confirm_paired(std::int64_t candidate_id, PairedOutcome outcome) {
+  if (!pending_ || pending_->candidate_id != candidate_id) throw std::logic_error("confirm_paired() without a matching measure_again");
+  const Measured challenger = *pending_;
+  pending_.reset();
+  if (outcome == PairedOutcome::failed) return Decision::rejected;
+  if (outcome == PairedOutcome::lost) {
+    keep_as_backup(challenger);
+    return Decision::backup;
+  }
+  keep_as_backup(*incumbent_);
+  incumbent_ = challenger;
+  history_.back() = incumbent_->time_ns;
+  return Decision::promoted;
 }
 
 }  // namespace kernelarc::engine

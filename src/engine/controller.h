@@ -33,6 +33,11 @@ enum class Decision {
 const char* decision_name(Decision decision);
 std::optional<Decision> parse_decision(std::string_view name);
 
+// What a paired confirmation came to.
+enum class PairedOutcome { won, lost, failed };
+const char* paired_outcome_name(PairedOutcome outcome);
+std::optional<PairedOutcome> parse_paired_outcome(std::string_view name);
+
 struct ControllerOptions {
   double min_improvement = 0.01;  // a promotion must also beat the incumbent by this fraction, whatever the noise
   std::size_t backup_capacity = 16;
@@ -46,6 +51,13 @@ class Controller {
   Decision consider(const Measured& measured);
   // The same candidate judged again after `measure_again`: promoted only if it is still faster beyond noise.
   Decision confirm(const Measured& measured_again);
+  // The candidate of `measure_again` timed interleaved with the incumbent (engine/paired_comparison.h): promoted if it won
+  // the paired comparison, a backup if it did not, rejected if it failed there (a wrong answer, a crash).
+  Decision confirm_paired(std::int64_t candidate_id, PairedOutcome outcome);
+  // The incumbent's time once more in the history: a round of screening that promoted nothing is a step of the search.
+  void tick() {
+    if (incumbent_) history_.push_back(incumbent_->time_ns);
+  }
 
   const std::optional<Measured>& incumbent() const { return incumbent_; }
   const std::vector<Measured>& backups() const { return backups_; }  // fastest first

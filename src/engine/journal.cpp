@@ -29,6 +29,31 @@ Measured measured_from(std::int64_t number, const json& j) {
   return m;
 }
 
+json paired_json(const PairedRecord& p) {
+  json j = {{"outcome", paired_outcome_name(p.outcome)}, {"pairs", p.result.pairs}, {"ratio", p.result.ratio},
+            {"upper_bound", p.result.upper_bound}, {"threshold", p.result.threshold}, {"reason", p.result.reason}, {"seconds", p.seconds}};
+  if (p.failure) j["failure"] = *p.failure;
+  if (!p.warnings.empty()) j["measurement_warnings"] = p.warnings;
+  return j;
+}
+
+PairedRecord paired_from(const json& j) {
+  PairedRecord p;
+  const auto outcome = parse_paired_outcome(j.at("outcome").get<std::string>());
+  if (!outcome) throw std::runtime_error(fmt::format("unknown paired outcome {}", j.at("outcome").dump()));
+  p.outcome = *outcome;
+  p.result.pairs = j.value("pairs", std::size_t{0});
+  p.result.ratio = j.value("ratio", 1.0);
+  p.result.upper_bound = j.value("upper_bound", 1.0);
+  p.result.threshold = j.value("threshold", 1.0);
+  p.result.reason = j.value("reason", "");
+  p.result.challenger_wins = p.outcome == PairedOutcome::won;
+  p.seconds = j.value("seconds", 0.0);
+  if (j.contains("failure")) p.failure = j.at("failure").get<std::string>();
+  if (j.contains("measurement_warnings")) p.warnings = j.at("measurement_warnings").get<std::vector<std::string>>();
+  return p;
+}
+
 std::optional<ModelUsage> usage_in(const json& payload) {
   if (!payload.contains("usage")) return std::nullopt;
   return usage_from(payload.at("usage"));
@@ -53,6 +78,7 @@ json payload_of(const Event& event) {
             p["phase_seconds"] = e.phase_seconds;
             if (!e.conditions.is_null()) p["conditions"] = e.conditions;
             if (!e.measurement_warnings.empty()) p["measurement_warnings"] = e.measurement_warnings;
+            if (e.paired) p["paired"] = paired_json(*e.paired);
             return p;
           },
           [](const Promoted& e) { return json{{"candidate", e.candidate}, {"agent", e.agent}, {"from_ns", e.from_ns}, {"to_ns", e.to_ns}}; },
@@ -82,6 +108,17 @@ json payload_of(const Event& event) {
             return json{{"judged", e.judged}, {"window", e.window}, {"min_gain", e.min_gain}, {"history_size", e.history_size},
                         {"strategies", e.strategies}, {"action", action}};
           },
+          [](const Screened& e) {
+            json p = {{"agent", e.agent}, {"strategy", e.strategy}, {"hypothesis", e.hypothesis}, {"knobs", e.knobs}, {"fidelity", e.fidelity},
+                      {"outcome", e.outcome}, {"time_ns", e.time_ns ? json(*e.time_ns) : json()}, {"workload_ns", e.workload_ns},
+                      {"incumbent_ns", e.incumbent_ns ? json(*e.incumbent_ns) : json()}, {"seconds", e.seconds}};
+            if (!e.reason.empty()) p["reason"] = e.reason;
+            if (e.source) p["source"] = *e.source;
+            if (e.usage) p["usage"] = usage_json(*e.usage);
+            return p;
+          },
+          [](const RoundClosed& e) { return json{{"screened", e.screened}, {"incumbent_ns", e.incumbent_ns ? json(*e.incumbent_ns) : json()}}; },
+          [](const StartPaired& e) { return json{{"start", e.start}, {"best", e.best}, {"paired", paired_json(e.paired)}}; },
       },
       event);
 }
@@ -115,6 +152,7 @@ Event event_from(const std::string& kind, const json& p, const std::map<std::int
     e.phase_seconds = p.value("phase_seconds", json());
     e.conditions = p.value("conditions", json());
     e.measurement_warnings = warnings_in(p);
+    if (p.contains("paired")) e.paired = paired_from(p.at("paired"));
     const auto found = candidates.find(e.candidate);
     if (found == candidates.end()) throw std::runtime_error(fmt::format("candidate {} is not in the store", e.candidate));
     auto measurements = recorded_measurements(store, found->second, e.number);
@@ -148,6 +186,29 @@ Event event_from(const std::string& kind, const json& p, const std::map<std::int
     if (p.contains("action") && p.at("action").contains("restart_from")) e.restart_from = p.at("action").at("restart_from").get<std::int64_t>();
     return e;
   }
+  if (kind == "screened") {
+    Screened e;
+    e.agent = p.at("agent").get<std::string>();
+    e.strategy = p.value("strategy", "");
+    e.hypothesis = p.value("hypothesis", "");
+    e.knobs = p.at("knobs").get<Knobs>();
+    e.fidelity = p.value("fidelity", 0);
+    e.outcome = p.at("outcome").get<std::string>();
+    e.reason = p.value("reason", "");
+    if (p.contains("time_ns") && p.at("time_ns").is_number()) e.time_ns = p.at("time_ns").get<double>();
+    if (p.contains("workload_ns")) e.workload_ns = p.at("workload_ns").get<std::map<std::string, double>>();
+    if (p.contains("incumbent_ns") && p.at("incumbent_ns").is_number()) e.incumbent_ns = p.at("incumbent_ns").get<double>();
+    e.seconds = p.value("seconds", 0.0);
+    if (p.contains("source")) e.source = p.at("source").get<std::string>();
+    e.usage = usage_in(p);
+    return e;
+  }
+  if (kind == "round_closed") {
+    RoundClosed e{p.at("screened").get<int>(), std::nullopt};
+    if (p.contains("incumbent_ns") && p.at("incumbent_ns").is_number()) e.incumbent_ns = p.at("incumbent_ns").get<double>();
+    return e;
+  }
+  if (kind == "start_paired") return StartPaired{p.at("start").get<std::int64_t>(), p.at("best").get<std::int64_t>(), paired_from(p.at("paired"))};
   throw std::runtime_error("an event of unknown kind (written by a newer kernelarc?)");
 }
 
@@ -166,7 +227,7 @@ std::vector<std::string> RunStarted::strategies() const { return config.at("stra
 const char* kind_of(const Event& event) {
   static constexpr const char* kKinds[] = {"run_started", "run_resumed", "budget_extended", "judged", "promoted", "sandbox",
                                            "start_measured_again", "run_finished", "proposal_failed", "proposals_discarded",
-                                           "agent_reassigned", "plateau"};
+                                           "agent_reassigned", "plateau", "screened", "round_closed", "start_paired"};
   static_assert(std::size(kKinds) == std::variant_size_v<Event>);
   return kKinds[event.index()];
 }

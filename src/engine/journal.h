@@ -15,6 +15,7 @@
 
 #include "engine/brain.h"
 #include "engine/controller.h"
+#include "engine/paired_comparison.h"
 #include "store/store.h"
 
 namespace kernelarc::engine::journal {
@@ -35,6 +36,15 @@ struct RunResumed {
 struct BudgetExtended {
   int from = 0, to = 0;
 };
+// A paired confirmation (engine/paired_comparison.h): the incumbent and a challenger timed interleaved.
+struct PairedRecord {
+  PairedOutcome outcome = PairedOutcome::lost;
+  PairedResult result;
+  std::optional<std::string> failure;  // why it could not be measured (outcome failed)
+  double seconds = 0;
+  std::vector<std::string> warnings;
+};
+
 struct Judged {
   std::int64_t number = 0;     // the run's own numbering: 1 is the starting candidate
   std::int64_t candidate = 0;  // the store's id
@@ -47,6 +57,7 @@ struct Judged {
   nlohmann::json phase_seconds;            // of the first measurement
   nlohmann::json conditions;               // the machine before and after; null when they were not read
   std::vector<std::string> measurement_warnings;
+  std::optional<PairedRecord> paired;      // the paired confirmation that decided it, when there was one
   // Read back from the candidate's verdict rows, not from the event.
   Measured measured;
   std::optional<Measured> measured_again;
@@ -64,6 +75,31 @@ struct StartMeasuredAgain {  // the starting candidate judged again beside the b
   Measured measured;
   double first_ns = 0, judge_seconds = 0;
   std::vector<std::string> measurement_warnings;
+};
+// A candidate screened (judge/screening.h): ranked, never decided. Its record is this event alone.
+struct Screened {
+  std::string agent, strategy, hypothesis;  // agent "incumbent": the incumbent screened as the reference of a round
+  Knobs knobs;
+  int fidelity = 0;                    // 0: a proposal's screening; 1: a survivor's longer one
+  std::string outcome;                 // "measured", "wrong" or "failed"
+  std::string reason;
+  std::optional<double> time_ns;       // the geometric mean of the visible workloads' medians; none unless measured
+  std::map<std::string, double> workload_ns;  // each screened workload's median, by uuid
+  std::optional<double> incumbent_ns;  // the incumbent's screened time at the same fidelity it was compared with
+  double seconds = 0;
+  std::optional<std::string> source;   // a proposal's own source: resume needs it
+  std::optional<ModelUsage> usage;
+};
+// A screening round closed: its fastest go on to a longer screening and the full judge. A round without one after it was
+// cut short by a kill, and a resumed run takes it up again.
+struct RoundClosed {
+  int screened = 0;                    // the proposals screened in the round
+  std::optional<double> incumbent_ns;  // the incumbent's screening they were ranked against
+};
+// The start and the best timed interleaved at the end: the final speed-up's reference.
+struct StartPaired {
+  std::int64_t start = 0, best = 0;  // the store's ids
+  PairedRecord paired;
 };
 struct RunFinished {
   nlohmann::json result;  // as the run's row keeps it
@@ -92,7 +128,7 @@ struct Plateau {
 };
 
 using Event = std::variant<RunStarted, RunResumed, BudgetExtended, Judged, Promoted, Sandbox, StartMeasuredAgain, RunFinished,
-                           ProposalFailed, ProposalsDiscarded, AgentReassigned, Plateau>;
+                           ProposalFailed, ProposalsDiscarded, AgentReassigned, Plateau, Screened, RoundClosed, StartPaired>;
 
 // The event's kind as the store names it ("judged", "plateau", ...).
 const char* kind_of(const Event& event);

@@ -22,6 +22,22 @@ double median_of(std::vector<double>& values) {
 
 }  // namespace
 
+std::vector<PairedSample> pairs_over_workloads(const std::vector<std::vector<PairedSample>>& by_workload) {
+  if (by_workload.empty()) return {};
+  const std::size_t pairs = by_workload.front().size();
+  std::vector<PairedSample> out(pairs);
+  for (const auto& workload : by_workload) {
+    if (workload.size() != pairs) throw std::invalid_argument("paired comparison: workloads with different numbers of pairs");
+    for (std::size_t i = 0; i < pairs; ++i) {
+      out[i].incumbent_ns += std::log(workload[i].incumbent_ns);
+      out[i].challenger_ns += std::log(workload[i].challenger_ns);
+    }
+  }
+  const auto n = static_cast<double>(by_workload.size());
+  for (auto& pair : out) pair = {std::exp(pair.incumbent_ns / n), std::exp(pair.challenger_ns / n)};
+  return out;
+}
+
 PairedResult compare_paired(const std::vector<PairedSample>& samples, const PairedOptions& options) {
   if (!(options.noise_floor >= 0) || !(options.confidence > 0 && options.confidence < 1) || options.resamples == 0) {
     throw std::invalid_argument("paired comparison: noise floor, confidence or resamples out of range");

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,18 @@ struct PairedSample {
   double incumbent_ns = 0;
   double challenger_ns = 0;
 };
+
+// What the judge's paired timing gives the engine: one sample of each per round, or why it could not be taken.
+struct PairedTimes {
+  std::optional<std::string> failure;   // either candidate failed there (a wrong answer, a crash): no samples
+  std::vector<PairedSample> samples;
+  std::vector<std::string> warnings;
+  double seconds = 0;
+};
+
+// Pair i over several workloads: the geometric mean of each side's i-th time over the workloads (the controller's time
+// is a geometric mean over workloads too). Every workload must have the same number of pairs.
+std::vector<PairedSample> pairs_over_workloads(const std::vector<std::vector<PairedSample>>& by_workload);
 
 struct PairedOptions {
   double noise_floor = 0.01;     // the challenger must be faster by more than this fraction

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "common/units.h"
 #include "engine/candidate_source.h"
 #include "engine/feedback.h"
+#include "engine/finalists.h"
 #include "engine/journal.h"
 #include "engine/lesson.h"
 #include "engine/measurement.h"
@@ -25,6 +27,27 @@ namespace {
 
 constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads before each proposal
 constexpr const char* kStartHypothesis = "the template's knobs at their first values";
+constexpr const char* kRandomStartHypothesis = "a random configuration of the template's knobs (--start random)";
+constexpr int kRandomStarts = 16;  // random starting configurations tried before the run gives up
+constexpr double kLateFraction = 0.75;  // of the time limit: past it, every screening round closes at once
+constexpr const char* kIncumbentAgent = "incumbent";  // the screened events of the incumbent, a round's reference
+
+// The geometric mean of a screening's visible workloads' medians (held-out ones never rank); none unless measured.
+std::optional<double> visible_geomean(const judge::Screening& screening) {
+  if (screening.outcome != judge::ScreeningOutcome::measured) return std::nullopt;
+  double log_sum = 0;
+  int count = 0;
+  for (const auto& row : screening.workloads)
+    if (!row.held_out && row.timing && row.timing->median_ns > 0) log_sum += std::log(row.timing->median_ns), ++count;
+  return count > 0 ? std::optional(std::exp(log_sum / count)) : std::nullopt;
+}
+
+// Why a screening dropped a candidate: the status and reason of its first workload that failed.
+std::string screening_failure(const judge::Screening& screening) {
+  for (const auto& row : screening.workloads)
+    if (row.status && *row.status != judge::Status::passed) return fmt::format("{} {}", judge::status_name(*row.status), row.reason);
+  return screening.build.ok ? std::string(judge::screening_outcome_name(screening.outcome)) : "COMPILE_ERROR " + first_line(screening.build.diagnostics);
+}
 
 }  // namespace
 
@@ -45,6 +68,15 @@ struct Run::State {
   std::size_t since_plateau = 0;
   ProposalQueue pending;
   std::optional<Knobs> restart_from;
+  // The screening round under way: what was measured, and the incumbent's screening it is ranked against.
+  struct Screened {
+    Knobs knobs;
+    std::string agent, strategy, hypothesis;
+    std::optional<double> time_ns;
+  };
+  std::vector<Screened> round;
+  std::size_t start_number = 1;  // the run's number of the starting candidate that passed (a random start may take draws)
+  std::optional<std::optional<double>> round_reference;  // set once the incumbent is screened for the round (none: it failed)
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
@@ -116,7 +148,15 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
   Decision decision = st.controller.consider(measured);
   std::optional<judge::CandidateVerdict> again;
   std::optional<Measured> measured_again;
-  if (decision == Decision::measure_again) {
+  std::optional<journal::PairedRecord> paired;
+  if (decision == Decision::measure_again && paired_) {
+    if (progress_)
+      progress_(fmt::format("  {} looks faster ({}, {} than the incumbent): timing it beside the incumbent", source.name,
+                            common::format_time_ns(measured.time_ns), common::speed_ratio(incumbent_ns, measured.time_ns)));
+    const auto incumbent_knobs = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+    paired = pair_up(incumbent_knobs, knobs, number);
+    decision = st.controller.confirm_paired(number, paired->outcome);
+  } else if (decision == Decision::measure_again) {
     if (progress_)
       progress_(fmt::format("  {} looks faster ({}, {} than the incumbent): measuring it again", source.name, common::format_time_ns(measured.time_ns),
                             common::speed_ratio(incumbent_ns, measured.time_ns)));
@@ -127,12 +167,15 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
   st.tried.insert(knobs);
   st.knobs_of.push_back(knobs);
   ++st.summary.judged;
-  if (proposer == "start") st.summary.start = measured;
+  if (proposer == "start") st.summary.start = measured, st.start_number = static_cast<std::size_t>(number);
   if (decision == Decision::promoted) ++st.summary.promotions;
 
-  const Lesson lesson = lesson_of(hypothesis, decision, measured, measured_again.has_value(), incumbent_ns);
+  Lesson lesson = lesson_of(hypothesis, decision, measured, measured_again.has_value() || paired.has_value(), incumbent_ns);
+  if (paired && paired->outcome == PairedOutcome::failed)
+    lesson.lesson = fmt::format("{} failed when timed beside the incumbent: {}", hypothesis, paired->failure.value_or("?"));
   std::vector<std::string> warnings = verdict.measurement_warnings;
   if (again) warnings.insert(warnings.end(), again->measurement_warnings.begin(), again->measurement_warnings.end());
+  if (paired) warnings.insert(warnings.end(), paired->warnings.begin(), paired->warnings.end());
   st.summary.measurement_warnings += !warnings.empty();
   // One transaction per candidate: a kill at any moment leaves all of it in the store or none of it.
   std::int64_t id = 0;
@@ -140,8 +183,9 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
     id = record_candidate(store_, run_id_, source, verdict, {parent, proposer, hypothesis});
     if (again) record_measurement(store_, id, *again, "second measurement before promotion");
     journal::Judged judged{number, id, proposer, strategy, knobs, decision, std::nullopt, std::nullopt,
-                           verdict.judge_seconds + (again ? again->judge_seconds : 0.0), verdict.phase_seconds, json(), warnings, {}, {}};
+                           verdict.judge_seconds + (again ? again->judge_seconds : 0.0), verdict.phase_seconds, json(), warnings, {}, {}, {}};
     if (knobs.count(kSourceKnob)) judged.source = source.source;
+    judged.paired = paired;
     if (!usage.empty()) judged.usage = usage;
     if (verdict.conditions_before && verdict.conditions_after)
       judged.conditions = {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)}};
@@ -174,6 +218,7 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
                                               : "";
     // The counter is judged out of the budget; the candidate's number is the store's, as runs, the summary and export say it.
     std::string what = measured.passed ? common::format_time_ns(measured.time_ns) : measured.reason;
+    if (paired) what += "; beside the incumbent: " + (paired->failure ? *paired->failure : paired->result.reason);
     if (measured.passed && incumbent_ns > 0) what += fmt::format(", {} than the incumbent", common::speed_ratio(incumbent_ns, measured.time_ns));
     progress_(fmt::format("  [{}/{}] candidate {} by {}: {} ({}{}) {}", st.summary.judged, options_.budget, id, proposer, decision_name(decision),
                           what, second, source.name));
@@ -181,6 +226,44 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
   }
   tell_snapshot();
   return decision;
+}
+
+journal::PairedRecord Run::pair_up(const Knobs& incumbent, const Knobs& challenger, std::int64_t number) {
+  journal::PairedRecord record;
+  PairedTimes times;
+  try {
+    times = paired_(source_for(incumbent), source_for(challenger));
+  } catch (const std::exception& error) {
+    times.failure = error.what();
+  }
+  record.failure = times.failure;
+  record.seconds = times.seconds;
+  record.warnings = times.warnings;
+  if (record.failure) {
+    record.outcome = PairedOutcome::failed;
+    record.result.reason = *record.failure;
+    return record;
+  }
+  PairedOptions paired_options;
+  paired_options.noise_floor = options_.controller.min_improvement;
+  paired_options.seed = common::mix64(options_.seed ^ static_cast<std::uint64_t>(number));
+  record.result = compare_paired(times.samples, paired_options);
+  record.outcome = record.result.challenger_wins ? PairedOutcome::won : PairedOutcome::lost;
+  return record;
+}
+
+void Run::pair_start_with_best() {
+  RunSummary& summary = state_->summary;
+  if (progress_) progress_(fmt::format("  timing the start (candidate {}) and the best (candidate {}) side by side for the final speed-up",
+                                       summary.start_candidate, summary.best_candidate));
+  const auto start_number = static_cast<std::int64_t>(state_->knobs_of.size());
+  journal::PairedRecord record = pair_up(state_->knobs_of[state_->start_number], summary.best_knobs, start_number);
+  event(journal::StartPaired{summary.start_candidate, summary.best_candidate, record});
+  if (record.outcome != PairedOutcome::failed && record.result.pairs > 0) summary.start_vs_best = record.result;
+  if (progress_)
+    progress_(summary.start_vs_best ? fmt::format("  side by side: the best takes {:.3f} of the start's time ({})", record.result.ratio, record.result.reason)
+                                    : fmt::format("  the side-by-side timing failed ({}): the speed-up is against the start's first time",
+                                                  record.failure.value_or(record.result.reason)));
 }
 
 void Run::tell_snapshot() {
@@ -208,8 +291,10 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
   }
   // The start was judged first, perhaps on a cooler or quieter machine: judged again now, beside the best, it is what the
   // final speed-up is reported against. Not for a run stopped on request (the user is waiting) or one whose best is the start.
-  if (options_.remeasure_start && status == "finished" && summary.best && summary.best->candidate_id != 1 && summary.start.passed)
-    measure_start_again();
+  if (options_.remeasure_start && status == "finished" && summary.best && summary.best_candidate != summary.start_candidate && summary.start.passed) {
+    if (paired_) pair_start_with_best();
+    else measure_start_again();
+  }
   const json result = run_result(summary, options_.budget);
   store_.transaction([&] {
     event(journal::RunFinished{result});
@@ -223,7 +308,7 @@ void Run::measure_start_again() {
   RunSummary& summary = state_->summary;
   if (progress_) progress_(fmt::format("  measuring the starting candidate {} again for the final speed-up", summary.start_candidate));
   try {
-    const auto again = judge_(source_for(state_->knobs_of[1]));
+    const auto again = judge_(source_for(state_->knobs_of[state_->start_number]));
     summary.start_again = measure(1, again);
     event(journal::StartMeasuredAgain{summary.start_candidate, *summary.start_again, summary.start.time_ns, again.judge_seconds,
                                       again.measurement_warnings});
@@ -259,10 +344,22 @@ RunSummary Run::execute() {
   state_->summary.run_id = run_id_;
   load_earlier_conclusions();
 
-  if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
-  const Decision first = judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis);
-  if (first != Decision::first) return finish("failed", "the starting candidate failed: " + state_->summary.start.reason);
+  if (judge_start() != Decision::first) return finish("failed", "the starting candidate failed: " + state_->summary.start.reason);
   return loop();
+}
+
+Decision Run::judge_start() {
+  if (progress_)
+    progress_(fmt::format("run {}: judging the starting candidate ({}{})", run_id_, template_->name, options_.start == "random" ? ", a random configuration" : ""));
+  if (options_.start != "random") return judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis);
+  Decision decision = Decision::rejected;
+  for (int draw = 0; draw < kRandomStarts && decision != Decision::first; ++draw) {
+    const auto knobs = random_knobs(*template_, common::mix64(options_.seed * 1000003u + static_cast<std::uint64_t>(draw)));
+    if (!knobs) throw std::runtime_error(fmt::format("template {} has no configuration its constraints allow", template_->name));
+    if (state_->tried.count(*knobs)) continue;
+    decision = judge_and_record(*knobs, "start", "", kRandomStartHypothesis);
+  }
+  return decision;
 }
 
 RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
@@ -288,8 +385,7 @@ RunSummary Run::resume(std::int64_t run_id, std::optional<int> new_budget) {
   event(journal::RunResumed{st.summary.judged, st.summary.promotions});
   if (progress_) progress_(fmt::format("run {} resumed after {} judged candidates", run_id, st.summary.judged));
   if (st.summary.judged == 0) {  // killed before its starting candidate was recorded: judge it now
-    if (progress_) progress_(fmt::format("run {}: judging the starting candidate ({})", run_id_, template_->name));
-    if (judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis) != Decision::first)
+    if (judge_start() != Decision::first)
       return finish("failed", "the starting candidate failed: " + st.summary.start.reason);
   }
   if (!st.controller.incumbent()) return finish("failed", "the starting candidate failed");
@@ -308,6 +404,7 @@ void Run::replay(std::int64_t run_id) {
   std::vector<Replayed> replayed;  // counted in the agents' records once they are dealt
   std::map<std::string, ModelUsage> spent;     // by agent
   std::map<std::string, int> failed;           // proposals that came to nothing, by agent
+  std::map<std::string, int> screened_by;      // proposals screened, by agent
   // The controller is a pure function of the measurements, so the same measurements rebuild the same state.
   for (const auto& entry : journal::read(store_, run_id)) {
     if (const auto* e = std::get_if<journal::RunStarted>(&entry)) {
@@ -323,6 +420,21 @@ void Run::replay(std::int64_t run_id) {
     } else if (const auto* e = std::get_if<journal::ProposalFailed>(&entry)) {
       if (e->usage) spent[e->agent] += *e->usage;
       ++failed[e->agent];
+    } else if (const auto* e = std::get_if<journal::Screened>(&entry)) {
+      // The round a kill cut short (no round_closed after it) is taken up again where it stopped.
+      if (e->source) st.sources.emplace(e->knobs.at(kSourceKnob), *e->source);
+      if (e->usage) spent[e->agent] += *e->usage;
+      ++st.summary.screened;
+      if (e->agent == kIncumbentAgent && e->fidelity == 0) st.round_reference = e->time_ns;
+      if (e->agent != kIncumbentAgent && e->fidelity == 0) {
+        st.tried.insert(e->knobs);
+        st.round.push_back({e->knobs, e->agent, e->strategy, e->hypothesis, e->time_ns});
+        ++screened_by[e->agent];
+      }
+    } else if (std::holds_alternative<journal::RoundClosed>(entry)) {
+      st.round.clear();
+      st.round_reference.reset();
+      st.controller.tick();
     } else if (const auto* e = std::get_if<journal::Sandbox>(&entry)) {
       st.summary.sandbox = e->walls;
     } else if (const auto* e = std::get_if<journal::ProposalsDiscarded>(&entry)) {
@@ -331,7 +443,9 @@ void Run::replay(std::int64_t run_id) {
       if (e->source) st.sources.emplace(e->knobs.at(kSourceKnob), *e->source);
       if (e->usage) spent[e->agent] += *e->usage;
       Decision decision = st.controller.consider(e->measured);
-      if (decision == Decision::measure_again) {
+      if (decision == Decision::measure_again && e->paired) {
+        decision = st.controller.confirm_paired(e->number, e->paired->outcome);
+      } else if (decision == Decision::measure_again) {
         if (!e->measured_again)
           throw std::runtime_error(fmt::format("run {} cannot be replayed: candidate {} has no second measurement in the store", run_id, e->candidate));
         decision = st.controller.confirm(*e->measured_again);
@@ -341,6 +455,7 @@ void Run::replay(std::int64_t run_id) {
                                              decision_name(e->decision), decision_name(decision)));
       if (e->agent == "start") {
         st.summary.start = e->measured;
+        st.start_number = st.knobs_of.size();  // its number: knobs_of gets it below
         st.summary.start_candidate = e->candidate;
       }
       replayed.push_back({e->agent, decision, e->measured_again ? *e->measured_again : e->measured});
@@ -364,6 +479,7 @@ void Run::replay(std::int64_t run_id) {
   for (auto& status : st.summary.agent_status) {
     status.usage = spent[status.name];
     status.failed_proposals = failed[status.name];
+    status.screened = screened_by[status.name];
   }
 }
 
@@ -509,7 +625,17 @@ RunSummary Run::loop() {
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));
     if (options_.max_cost_usd && st.summary.usage().cost_usd >= *options_.max_cost_usd)
       return finish("finished", fmt::format("cost limit of ${:.2f} reached (${:.4f} spent)", *options_.max_cost_usd, st.summary.usage().cost_usd));
+    // Near the time limit a round closes early: what it found is judged before the run ends, not dropped.
+    const bool late = options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= kLateFraction * options_.time_limit;
+    if (screening() && (st.round.size() >= static_cast<std::size_t>(options_.screen_round) || (late && !st.round.empty()))) {
+      finish_round();
+      continue;
+    }
     top_up_proposals();
+    if (st.pending.empty() && !st.round.empty()) {  // nothing left to screen: the round ends early, a promotion may open new moves
+      finish_round();
+      continue;
+    }
     if (st.pending.empty()) {
       const bool all_retired = std::all_of(st.summary.agent_status.begin(), st.summary.agent_status.end(), [](const AgentStatus& a) { return a.retired; });
       return finish("finished", all_retired ? fmt::format("every agent gave up after {} proposals in a row that came to nothing", kFailuresBeforeRetiring)
@@ -525,9 +651,126 @@ RunSummary Run::loop() {
         // The judge builds it again and reports why it fails.
       }
     }
-    judge_and_record(next.proposal->knobs, next.agent.name, next.agent.strategy, next.proposal->hypothesis, next.usage);
+    if (screening()) {
+      screen_and_record(next.agent, *next.proposal, next.usage);
+    } else {
+      judge_and_record(next.proposal->knobs, next.agent.name, next.agent.strategy, next.proposal->hypothesis, next.usage);
+    }
     if (on_plateau(st.controller.history(), st.since_plateau, options_.plateau)) force_change();
   }
+}
+
+std::optional<double> Run::screen_once(const Knobs& knobs, int fidelity, const std::string& agent, const std::string& strategy,
+                                      const std::string& hypothesis, std::optional<double> incumbent_ns, const ModelUsage& usage,
+                                      std::string* failure) {
+  State& st = *state_;
+  const auto source = source_for(knobs);
+  judge::Screening screening;
+  try {
+    screening = screen_(source, fidelity);
+  } catch (const std::exception& error) {  // the screener's own trouble: this candidate is not ranked, the run goes on
+    screening.outcome = judge::ScreeningOutcome::failed;
+    screening.build.ok = true;
+    screening.workloads.push_back({"", false, judge::Status::runtime_error, error.what(), std::nullopt, std::nullopt});
+  }
+  const auto time = visible_geomean(screening);
+  journal::Screened screened{agent, strategy, hypothesis, knobs, fidelity, std::string(judge::screening_outcome_name(screening.outcome)),
+                             time ? "" : screening_failure(screening), time, {}, incumbent_ns, screening.seconds, std::nullopt, std::nullopt};
+  for (const auto& row : screening.workloads)
+    if (row.timing && !row.held_out) screened.workload_ns[row.uuid] = row.timing->median_ns;
+  if (knobs.count(kSourceKnob)) screened.source = source.source;
+  if (!usage.empty()) screened.usage = usage;
+  // A proposal's first screening teaches the board; the longer ones and the incumbent's own only rank.
+  const bool teaches = fidelity == 0 && agent != kIncumbentAgent;
+  Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, "", 0, "", 0};
+  if (teaches) {
+    if (!time) {
+      conclusion.outcome = "rejected: " + screened.reason.substr(0, screened.reason.find(' '));
+      conclusion.lesson = fmt::format("{} fails when screened: {}", hypothesis, first_line(screened.reason));
+    } else {
+      conclusion.effect = incumbent_ns ? (*incumbent_ns - *time) / *incumbent_ns : 0;
+      conclusion.outcome = *time < incumbent_ns.value_or(*time) ? "screened: faster" : "screened: not faster";
+      conclusion.lesson = incumbent_ns ? fmt::format("{} screened {} than the incumbent", hypothesis, common::effect_ratio(conclusion.effect))
+                                       : fmt::format("{} screened at {}", hypothesis, common::format_time_ns(*time));
+    }
+  }
+  store_.transaction([&] {
+    event(screened);
+    if (!teaches) return;
+    st.board.add(conclusion);
+    store_.add_conclusion({0, run_id_, conclusion.task, conclusion.workload_class, conclusion.strategy, conclusion.change, conclusion.outcome,
+                           conclusion.effect, conclusion.lesson, ""});
+  });
+  ++st.summary.screened;
+  for (std::size_t i = 0; i < st.summary.agents.size(); ++i) {
+    if (st.summary.agents[i].name != agent) continue;
+    if (fidelity == 0) ++st.summary.agent_status[i].screened;
+    st.summary.agent_status[i].usage += usage;
+    if (teaches) st.feedback[i] = fmt::format("Your last proposal ({}) was screened: {}.", hypothesis, conclusion.lesson);
+  }
+  if (progress_) {
+    std::string what = time ? common::format_time_ns(*time) : first_line(screened.reason);
+    if (time && incumbent_ns) what += fmt::format(", {} than the incumbent's screening", common::speed_ratio(*incumbent_ns, *time));
+    progress_(fmt::format("  screened{} by {}: {} {}", fidelity > 0 ? " longer" : "", agent, what, source.name));
+  }
+  if (failure) *failure = screened.reason;
+  return time;
+}
+
+void Run::screen_and_record(const Agent& agent, const Proposal& proposal, const ModelUsage& usage) {
+  State& st = *state_;
+  if (!st.round_reference) {  // the incumbent screened first: what the round's proposals are ranked against
+    const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+    st.round_reference = screen_once(incumbent, 0, kIncumbentAgent, "", "the incumbent, the round's reference", std::nullopt, {});
+  }
+  const Knobs& knobs = proposal.knobs;
+  const auto time = screen_once(knobs, 0, agent.name, agent.strategy, proposal.hypothesis, *st.round_reference, usage);
+  st.tried.insert(knobs);
+  st.round.push_back({knobs, agent.name, agent.strategy, proposal.hypothesis, time});
+  tell_snapshot();
+}
+
+void Run::finish_round() {
+  State& st = *state_;
+  const auto round = std::move(st.round);
+  const std::optional<double> reference = st.round_reference.value_or(std::nullopt);
+  st.round.clear();
+  st.round_reference.reset();  // the next round screens the incumbent again, as it is then
+  // Closed once its finalists are judged: a kill before that leaves the round open, and the resumed run finishes it.
+  const auto close = [&] {
+    st.controller.tick();
+    event(journal::RoundClosed{static_cast<int>(round.size()), reference});
+  };
+  std::vector<std::optional<double>> times;
+  for (const auto& entry : round) times.push_back(entry.time_ns);
+  const double step = options_.controller.min_improvement;
+  const auto survivors = fastest_beating(times, reference, step, survivors_of(round.size(), options_.screen_keep));
+  if (survivors.empty()) {
+    if (progress_) progress_(fmt::format("  a round of {} screened: none faster than the incumbent's screening", round.size()));
+    close();
+    tell_snapshot();
+    return;
+  }
+  // The survivors and the incumbent screened again, longer, one after the other: the fastest of those are judged in full.
+  const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+  const auto longer_reference = screen_once(incumbent, 1, kIncumbentAgent, "", "the incumbent, the longer screening's reference", std::nullopt, {});
+  std::vector<std::optional<double>> longer;
+  for (const auto i : survivors)
+    longer.push_back(screen_once(round[i].knobs, 1, round[i].agent, round[i].strategy, round[i].hypothesis, longer_reference, {}));
+  const auto finalists = fastest_beating(longer, longer_reference, step, static_cast<std::size_t>(std::max(options_.finalists, 0)));
+  if (progress_)
+    progress_(fmt::format("  a round of {} screened: {} screened again longer, {} judged in full", round.size(), survivors.size(), finalists.size()));
+  for (const auto f : finalists) {
+    if (st.summary.judged >= options_.budget || (stop_requested_ && stop_requested_())) break;
+    if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= options_.time_limit) break;
+    const auto& entry = round[survivors[f]];
+    if (std::find(st.knobs_of.begin(), st.knobs_of.end(), entry.knobs) != st.knobs_of.end()) continue;  // judged before a kill
+    const std::string note = longer_reference && longer[f]
+                                 ? fmt::format(" [screened {} than the incumbent]", common::speed_ratio(*longer_reference, *longer[f]))
+                                 : " [screened]";
+    judge_and_record(entry.knobs, entry.agent, entry.strategy, entry.hypothesis + note);
+  }
+  close();
 }
 
 void Run::force_change() {

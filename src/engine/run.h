@@ -22,10 +22,12 @@
 #include "engine/compile_pool.h"
 #include "engine/controller.h"
 #include "engine/journal.h"
+#include "engine/paired_comparison.h"
 #include "engine/plateau.h"
 #include "engine/run_options.h"
 #include "engine/run_summary.h"
 #include "judge/judge.h"
+#include "judge/screening.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -33,6 +35,12 @@ namespace kernelarc::engine {
 
 // Judges one candidate; the real one wraps judge::Judge, tests script it.
 using JudgeFunction = std::function<judge::CandidateVerdict(const judge::CandidateSource&)>;
+// A light measurement of a candidate (judge/screening.h) at a fidelity: 0 a proposal's screening, 1 a longer one for the
+// fastest of a round. The real one wraps two judge::Screeners, tests script it.
+using ScreenFunction = std::function<judge::Screening(const judge::CandidateSource& candidate, int fidelity)>;
+// The incumbent and a challenger timed interleaved on the same inputs (judge::Judge::time_paired), one pair per round of
+// calls. The real one wraps the judge, tests script it.
+using PairedFunction = std::function<PairedTimes(const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger)>;
 using ProgressCallback = std::function<void(const std::string& line)>;
 // The run's state after every judged candidate and every forced change (the summary so far), for a live display.
 using SnapshotCallback = std::function<void(const RunSummary& so_far, int budget)>;
@@ -45,6 +53,13 @@ class Run {
   // Proposals are built ahead of the judge on `threads` threads (0: one per core). Without it the judge builds each
   // when it comes to it. Call before execute or resume.
   void build_ahead(BuildFunction build, unsigned threads = 0);
+  // Proposals are screened first and only the fastest of each round judged in full (RunOptions::screening says how many).
+  // Call before execute or resume; without it every proposal is judged in full.
+  void screen_with(ScreenFunction screen) { screen_ = std::move(screen); }
+  // A candidate that looks faster than the incumbent is promoted only if it wins a paired comparison with it, and the
+  // final speed-up is the start and the best timed side by side. Without it: a second full judgement, and the start
+  // judged again. Call before execute or resume.
+  void confirm_paired(PairedFunction paired) { paired_ = std::move(paired); }
   // Called with the state of the run after each judged candidate and each plateau. Call before execute or resume.
   void on_snapshot(SnapshotCallback callback) { snapshot_ = std::move(callback); }
   // Asked before each candidate: true stops the run there, recorded as "interrupted" (resumable). The caller decides
@@ -86,6 +101,21 @@ class Run {
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
   Decision judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
                            const ModelUsage& usage = {});
+  // The starting candidate: the template's first values, or (--start random) seeded random configurations until one passes.
+  Decision judge_start();
+  bool screening() const { return screen_ && options_.screening; }
+  // Screens a proposal (the incumbent first when the round has no reference yet), records it and tells the board.
+  void screen_and_record(const Agent& agent, const Proposal& proposal, const ModelUsage& usage);
+  // Screens `knobs` at `fidelity` and records it; the geometric mean of its visible workloads when it was measured.
+  std::optional<double> screen_once(const Knobs& knobs, int fidelity, const std::string& agent, const std::string& strategy,
+                                    const std::string& hypothesis, std::optional<double> incumbent_ns, const ModelUsage& usage,
+                                    std::string* failure = nullptr);
+  // The round's fastest screened longer beside the incumbent, the fastest of those judged in full.
+  void finish_round();
+  // `incumbent` and `challenger` timed interleaved and compared (the seed of the comparison from `number`).
+  journal::PairedRecord pair_up(const Knobs& incumbent, const Knobs& challenger, std::int64_t number);
+  // The start and the best timed interleaved at the end (with confirm_paired): the final speed-up.
+  void pair_start_with_best();
   // A plateau's forced change: every agent takes the next agent's strategy, the next proposal starts from the best backup.
   void force_change();
   // The starting candidate judged again beside the best at the end: the final speed-up's reference.
@@ -104,6 +134,8 @@ class Run {
   ProgressCallback progress_;
   SnapshotCallback snapshot_;
   std::function<bool()> stop_requested_;
+  ScreenFunction screen_;
+  PairedFunction paired_;
   BuildFunction build_ahead_;
   unsigned build_threads_ = 0;
   std::unique_ptr<CompilePool> pool_;  // made when the run starts; its destructor waits for the builds under way

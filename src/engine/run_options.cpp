@@ -14,7 +14,9 @@ json run_config(const RunOptions& options, const std::vector<std::string>& strat
           {"min_improvement", options.controller.min_improvement}, {"backup_capacity", options.controller.backup_capacity},
           {"baseline_ns", options.baseline_ns},
           {"max_cost_usd", options.max_cost_usd ? json(*options.max_cost_usd) : json()},
-          {"llm", options.llm_config.empty() ? json() : json::parse(options.llm_config)}};
+          {"llm", options.llm_config.empty() ? json() : json::parse(options.llm_config)},
+          {"start", options.start},
+          {"screening", {{"on", options.screening}, {"round", options.screen_round}, {"keep", options.screen_keep}, {"finalists", options.finalists}}}};
 }
 
 RunOptions run_options_from_store(const store::RunRecord& run) {
@@ -35,6 +37,16 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   if (config.contains("llm") && config.at("llm").is_object()) options.llm_config = config.at("llm").dump();
   if (config.contains("max_cost_usd") && config.at("max_cost_usd").is_number()) options.max_cost_usd = config.at("max_cost_usd").get<double>();
   if (config.contains("baseline_ns")) options.baseline_ns = config.at("baseline_ns").get<std::map<std::string, double>>();
+  options.start = config.value("start", "default");
+  if (config.contains("screening")) {  // runs recorded before screening judged every proposal in full
+    const auto& screening = config.at("screening");
+    options.screening = screening.at("on").get<bool>();
+    options.screen_round = screening.at("round").get<int>();
+    options.screen_keep = screening.at("keep").get<double>();
+    options.finalists = screening.at("finalists").get<int>();
+  } else {
+    options.screening = false;
+  }
   const auto& capacity = config.at("board_capacity");
   options.board_capacity = capacity.is_string() ? std::nullopt : std::optional<std::size_t>(capacity.get<std::size_t>());
   options.plateau = {config.at("plateau").at("window").get<std::size_t>(), config.at("plateau").at("min_gain").get<double>()};

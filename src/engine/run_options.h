@@ -37,6 +37,13 @@ struct RunOptions {
   std::map<std::string, double> baseline_ns;    // T_b by workload uuid for the SOL score: recorded, so a resumed run scores alike
   std::optional<double> max_cost_usd;           // language models' spend at which the run stops; nullopt: no limit
   std::string llm_config;                       // the LLM team's configuration (JSON, no keys in it), so a resumed run asks the same models
+  std::string start = "default";                // default: the template's first values; random: a seeded random allowed configuration
+  // Screening (Run::screen_with): proposals are screened, a round's fastest screened again longer, and the fastest of those
+  // judged in full. Off, or without a screening function, every proposal is judged in full.
+  bool screening = true;
+  int screen_round = 16;                        // proposals screened per round
+  double screen_keep = 0.25;                    // the fraction of a round (faster than the incumbent) screened again, longer
+  int finalists = 2;                            // at most this many of those judged in full per round
   bool remeasure_start = true;                  // judge the starting candidate again at the end: the final speed-up's reference
 };
 

@@ -47,6 +47,8 @@ std::string incumbent_text(const engine::RunSummary& s) {
 
 // "about 3m10s left", from the pace so far; empty before the first candidate or once the budget is spent.
 std::string estimate_text(const engine::RunSummary& s, int budget) {
+  // A screening run judges in full only the fastest of each round: its pace per judged candidate says nothing of the rest.
+  if (s.screened > 0) return fmt::format(", {} screened", s.screened);
   if (s.judged < 1 || s.judged >= budget || s.elapsed_s <= 0) return "";
   return fmt::format(", about {} left", format_duration(s.elapsed_s / s.judged * (budget - s.judged)));
 }

@@ -84,12 +84,16 @@ RunData load_run(const store::RunReader& reader, std::int64_t run_id) {
                           [&](const journal::ProposalFailed& e) {
                             if (e.usage) usage[e.agent] += *e.usage;
                           },
+                          [&](const journal::Screened& e) {
+                            if (e.usage) usage[e.agent] += *e.usage;
+                          },
                           [&](const journal::ProposalsDiscarded& e) {
                             for (const auto& [agent, spent] : e.usage) usage[agent] += spent;
                           },
                           [](const auto&) {}},
                entry.event);
-    if (!std::holds_alternative<journal::Judged>(entry.event)) d.events.push_back(std::move(entry));
+    if (std::holds_alternative<journal::Screened>(entry.event)) ++d.screened;
+    else if (!std::holds_alternative<journal::Judged>(entry.event)) d.events.push_back(std::move(entry));
   }
   for (auto& [agent, u] : usage) d.usage.emplace_back(agent, u);
   std::int64_t number = 0;

@@ -50,7 +50,8 @@ struct RunData {
   std::string task;
   std::vector<CandidatePoint> candidates;
   std::vector<store::ConclusionRecord> conclusions;
-  std::vector<engine::journal::Entry> events;  // every journal event but judged (those are in candidates)
+  std::vector<engine::journal::Entry> events;  // every journal event but judged (those are in candidates) and screened
+  int screened = 0;                             // candidates screened (ranked, not judged): their screened events
   std::optional<store::CandidateRecord> best;  // with its source
   std::optional<std::int64_t> start_id;
   std::vector<WorkloadRow> workloads;

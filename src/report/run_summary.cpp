@@ -10,8 +10,9 @@ namespace kernelarc::report {
 using nlohmann::json;
 
 std::string summary_table(const std::string& title, const engine::RunSummary& s) {
-  std::string out = fmt::format("{}: {} candidates judged in {}, {} promotions, {} plateaus; {}\n\n", title, s.judged, format_duration(s.elapsed_s),
-                                s.promotions, s.plateaus, s.stop_reason);
+  const std::string screened = s.screened > 0 ? fmt::format(" ({} screened)", s.screened) : "";
+  std::string out = fmt::format("{}: {} candidates judged{} in {}, {} promotions, {} plateaus; {}\n\n", title, s.judged, screened,
+                                format_duration(s.elapsed_s), s.promotions, s.plateaus, s.stop_reason);
   out += fmt::format("  {:<9} {:<12} {:>6} {:>9} {:>8} {:>9} {:>10} {:>9}\n", "agent", "strategy", "judged", "promoted", "backups", "rejected", "best",
                      "candidate");
   for (const auto& a : s.agent_status)
@@ -38,8 +39,11 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
       out += fmt::format("  best:  candidate {}, {}, the start (nothing faster beyond the noise was found)", s.best_candidate,
                          common::format_time_ns(s.best->time_ns));
     else
-      out += fmt::format("  best:  candidate {}, {}, {} than the start", s.best_candidate, common::format_time_ns(s.best->time_ns),
-                         common::speed_ratio(s.start_ns(), s.best->time_ns));
+      out += s.start_vs_best && s.start_vs_best->pairs > 0
+                 ? fmt::format("  best:  candidate {}, {}, {:.2f}x the start's speed timed side by side ({})", s.best_candidate,
+                               common::format_time_ns(s.best->time_ns), *s.speed_up(), s.start_vs_best->reason)
+                 : fmt::format("  best:  candidate {}, {}, {} than the start", s.best_candidate, common::format_time_ns(s.best->time_ns),
+                               common::speed_ratio(s.start_ns(), s.best->time_ns));
     if (s.best->sol_fraction > 0) out += fmt::format(", {:.1f}% of the roofline", 100 * s.best->sol_fraction);
     if (s.best->sol_score) out += fmt::format(", SOL score {:.3f}", *s.best->sol_score);
     out += fmt::format("\n  best knobs {}\n", json(s.best_knobs).dump());
@@ -63,12 +67,13 @@ json summary_json(const engine::RunSummary& s) {
   json agents = json::array();
   for (const auto& a : s.agent_status)
     agents.push_back({{"name", a.name}, {"strategy", a.strategy}, {"judged", a.judged}, {"promoted", a.promoted}, {"backups", a.backups},
-                      {"rejected", a.rejected}, {"last", a.last}, {"best_ns", a.best_ns > 0 ? json(a.best_ns) : json()},
+                      {"rejected", a.rejected}, {"screened", a.screened}, {"last", a.last}, {"best_ns", a.best_ns > 0 ? json(a.best_ns) : json()},
                       {"best_candidate", a.best_candidate > 0 ? json(a.best_candidate) : json()},
                       {"failed_proposals", a.failed_proposals}, {"retired", a.retired}, {"usage", engine::usage_json(a.usage)}});
   return {{"run_id", s.run_id},
           {"stop_reason", s.stop_reason},
           {"judged", s.judged},
+          {"screened", s.screened},
           {"promotions", s.promotions},
           {"plateaus", s.plateaus},
           {"elapsed_s", s.elapsed_s},
@@ -79,7 +84,8 @@ json summary_json(const engine::RunSummary& s) {
           {"start_candidate", s.start_candidate},
           {"best_ns", s.best ? json(s.best->time_ns) : json()},
           {"best_candidate", s.best_candidate > 0 ? json(s.best_candidate) : json()},
-          {"speedup", s.best && s.best->time_ns > 0 ? json(s.start_ns() / s.best->time_ns) : json()},
+          {"speedup", s.speed_up() ? json(*s.speed_up()) : json()},
+          {"paired_speedup", s.start_vs_best.has_value()},
           {"sol_fraction", s.best ? json(s.best->sol_fraction) : json()},
           {"sol_score", s.best && s.best->sol_score ? json(*s.best->sol_score) : json()},
           {"best_knobs", s.best_knobs},

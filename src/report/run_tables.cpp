@@ -130,6 +130,10 @@ std::string event_text(const engine::journal::Event& event) {
             return fmt::format("candidate {} measured again beside the best: {} (first {})", e.candidate, time_text(e.measured.time_ns),
                                time_text(e.first_ns));
           },
+          [](const journal::StartPaired& e) {
+            return fmt::format("candidates {} (the start) and {} (the best) timed interleaved: {}", e.start, e.best,
+                               e.paired.failure ? *e.paired.failure : e.paired.result.reason);
+          },
           [](const auto&) { return std::string(); }},
       event);
 }

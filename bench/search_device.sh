@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `kernelarc run` with screening on the GPU machine (issue 25): for each task, a run from the template's default and one
+# from a random start, each with a time limit; then a table of what each run did (screened, judged, promotions, the
+# speed-up timed side by side, screenings per minute) from the runs' --json summaries and journals.
+#
+#   bash bench/search_device.sh OUT_DIR
+#
+# From the repository root with bundle/ carried (scripts/device bundle). Settings (environment): TASKS (softmax_bf16),
+# LIMIT (the time limit of each run, 150s), STARTS (default random), SEED (1), DEVICE (cuda:0), KERNELARC (bundle/kernelarc).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:?usage: bash bench/search_device.sh OUT_DIR}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+kernelarc=${KERNELARC:-bundle/kernelarc}
+read -r -a tasks <<< "${TASKS:-softmax_bf16}"
+read -r -a starts <<< "${STARTS:-default random}"
+limit=${LIMIT:-150s} seed=${SEED:-1} device=${DEVICE:-cuda:0}
+if [[ -d bundle/lib ]]; then
+  export LD_LIBRARY_PATH="$PWD/bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+export KERNELARC_TASKS_DIR="$PWD/tasks" KERNELARC_CACHE_DIR="$out/cache" KERNELARC_STORE="$out/runs.db"
+KERNELARC_PYTHON=${KERNELARC_PYTHON:-$(command -v python3)}
+export KERNELARC_PYTHON
+{
+  date -u +%Y-%m-%dT%H:%MZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+  git log -1 --format='%H %s' 2>/dev/null || true
+} > "$out/device.txt"
+cat "$out/device.txt"
+
+for task in "${tasks[@]}"; do
+  for start in "${starts[@]}"; do
+    name="$task-$start-seed$seed"
+    echo "[$(date -u +%H:%M:%S)] $name: kernelarc run $task --device $device --time-limit $limit --start $start --seed $seed"
+    "$kernelarc" run "$task" --device "$device" --time-limit "$limit" --start "$start" --seed "$seed" --budget 1000 --json \
+      > "$out/$name.json" 2> "$out/$name.log"
+    echo "exit $?"
+    tail -n 4 "$out/$name.log"
+  done
+done
+
+python3 - "$out" <<'EOF'
+import json, pathlib, sqlite3, sys
+out = pathlib.Path(sys.argv[1])
+db = sqlite3.connect(out / "runs.db")
+print("\n| run | screened | judged | promotions | screenings per minute | speed-up (side by side) | best knobs |")
+print("|---|---|---|---|---|---|---|")
+for path in sorted(out.glob("*-seed*.json")):
+    try:
+        s = json.loads(path.read_text())
+    except ValueError:
+        print(f"| {path.stem} | no summary (see {path.stem}.log) | | | | | |")
+        continue
+    rate = 60 * s.get("screened", 0) / s["elapsed_s"] if s.get("elapsed_s") else 0
+    speed = s.get("speedup")
+    print(f"| {path.stem} | {s.get('screened', 0)} | {s['judged']} | {s['promotions']} | {rate:.0f} | "
+          f"{'%.3fx' % speed if speed else '-'}{' (paired)' if s.get('paired_speedup') else ''} | {json.dumps(s.get('best_knobs'))} |")
+    # Where the screening time went: the journal's screened events, their seconds, by fidelity.
+    rows = db.execute("select payload_json from events where run_id = ? and kind = 'screened'", (s["run_id"],)).fetchall()
+    by = {}
+    for (payload,) in rows:
+        p = json.loads(payload)
+        by.setdefault(p.get("fidelity", 0), []).append(p.get("seconds", 0))
+    for fidelity, seconds in sorted(by.items()):
+        seconds.sort()
+        print(f"|   fidelity {fidelity}: {len(seconds)} screenings, median {seconds[len(seconds) // 2]:.2f} s | | | | | | |")
+EOF

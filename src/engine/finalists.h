@@ -1,0 +1,19 @@
+// Which screened candidates go on (issue 25's multi-fidelity search): of a round of screenings, the fastest that beat the
+// incumbent's screening at the same fidelity by more than the minimum step, at most a number of them. Pure.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace kernelarc::engine {
+
+// Indices into `times` (none: the screening failed) of those below `incumbent_ns / (1 + min_improvement)`, fastest first,
+// at most `at_most`. Without an incumbent time (its screening failed) every measured one qualifies.
+std::vector<std::size_t> fastest_beating(const std::vector<std::optional<double>>& times, std::optional<double> incumbent_ns,
+                                         double min_improvement, std::size_t at_most);
+
+// How many of a round of `round_size` screenings go on to a longer screening: the `keep` fraction, rounded up, at least one.
+std::size_t survivors_of(std::size_t round_size, double keep);
+
+}  // namespace kernelarc::engine

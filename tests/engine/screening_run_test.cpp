@@ -1,0 +1,250 @@
+// The multi-fidelity search and the paired confirmation (issue 25, items 2 and 4) against scripted measurements: proposals
+// are screened, a round's fastest screened again longer, the fastest of those judged in full, and a candidate that
+// looks faster is promoted only if it wins when timed beside the incumbent. Nothing is compiled.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "engine/finalists.h"
+#include "engine/journal.h"
+#include "scripted_run.h"
+
+namespace kernelarc::engine {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A screening that agrees with the scripted judge: the same times (scaled, as a lighter protocol may read), the same wrong one.
+judge::Screening screened_like_the_judge(const judge::CandidateSource& source, double scale = 0.9) {
+  const auto verdict = scripted(source);
+  judge::Screening screening;
+  screening.name = source.name;
+  screening.knobs = source.knobs;
+  screening.build.ok = true;
+  screening.outcome = judge::ScreeningOutcome::measured;
+  for (const auto& row : verdict.workloads) {
+    judge::ScreenedWorkload screened;
+    screened.uuid = row.uuid;
+    screened.status = row.status;
+    screened.reason = row.reason;
+    if (row.timing) {
+      screened.timing = row.timing;
+      screened.timing->median_ns *= scale;
+    } else {
+      screening.outcome = judge::ScreeningOutcome::wrong;
+    }
+    screening.workloads.push_back(screened);
+  }
+  return screening;
+}
+
+double scripted_ns(const judge::CandidateSource& source) { return scripted(source).workloads.front().timing->median_ns; }
+
+// Pairs whose ratio is the scripted times' ratio, each time with a little seeded noise: a real difference.
+PairedTimes paired_like_the_judge(const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger) {
+  std::mt19937_64 random(7);
+  std::normal_distribution<double> noise(1.0, 0.01);
+  PairedTimes times;
+  for (int i = 0; i < 20; ++i) times.samples.push_back({scripted_ns(incumbent) * noise(random), scripted_ns(challenger) * noise(random)});
+  return times;
+}
+
+class ScreeningRunTest : public RunTest {
+ protected:
+  RunSummary screened_run(RunOptions options, JudgeFunction judge, ScreenFunction screen, PairedFunction paired = paired_like_the_judge) {
+    auto store = store::Store::open(dir_ / "runs.db");
+    engine::Run optimisation(task_, options, std::move(judge), brains::brain_factory("search"), store);
+    optimisation.screen_with(std::move(screen));
+    if (paired) optimisation.confirm_paired(std::move(paired));
+    return optimisation.execute();
+  }
+  std::vector<journal::Event> events(std::int64_t run_id) {
+    auto store = store::Store::open(dir_ / "runs.db");
+    return journal::read(store, run_id);
+  }
+  static RunOptions two_agents() {
+    RunOptions options;
+    options.agents = 2;
+    options.screen_round = 4;
+    return options;
+  }
+};
+
+TEST(FinalistsTest, TheFastestThatBeatTheIncumbentGoOnFastestFirst) {
+  const std::vector<std::optional<double>> times{90.0, std::nullopt, 50.0, 99.5, 120.0, 70.0};
+  EXPECT_EQ(fastest_beating(times, 100.0, 0.01, 8), (std::vector<std::size_t>{2, 5, 0})) << "99.5 is inside the 1% step";
+  EXPECT_EQ(fastest_beating(times, 100.0, 0.01, 2), (std::vector<std::size_t>{2, 5}));
+  EXPECT_EQ(fastest_beating(times, 40.0, 0.01, 8), std::vector<std::size_t>{}) << "none beats a faster incumbent";
+  EXPECT_EQ(fastest_beating(times, std::nullopt, 0.01, 8).size(), 5u) << "without the incumbent's screening every measured one";
+  EXPECT_EQ(survivors_of(16, 0.25), 4u);
+  EXPECT_EQ(survivors_of(3, 0.25), 1u);
+}
+
+TEST_F(ScreeningRunTest, ScreeningFindsTheFastestAndJudgesOnlyFinalistsInFull) {
+  int screenings = 0;
+  const auto summary = screened_run(
+      two_agents(), [](const judge::CandidateSource& source) { return scripted(source, 0.005); },
+      [&](const judge::CandidateSource& source, int) {
+        ++screenings;
+        return screened_like_the_judge(source);
+      });
+  ASSERT_TRUE(summary.best);
+  EXPECT_EQ(summary.best_knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}}));
+  EXPECT_EQ(summary.screened, screenings);
+  EXPECT_LT(summary.judged, 6) << "the wrong configuration and the slow ones are screened out, never judged in full";
+  int proposals = 0, wrong = 0;
+  for (const auto& event : events(summary.run_id))
+    if (const auto* e = std::get_if<journal::Screened>(&event); e && e->agent != "incumbent" && e->fidelity == 0) {
+      ++proposals;
+      if (e->outcome == "wrong") {
+        ++wrong;
+        EXPECT_FALSE(e->time_ns);
+        EXPECT_THAT(e->reason, HasSubstr("INCORRECT_NUMERICAL"));
+      } else {
+        ASSERT_TRUE(e->time_ns);
+        EXPECT_EQ(e->workload_ns.size(), 1u);
+        EXPECT_TRUE(e->incumbent_ns) << "ranked against the incumbent's screening of the same round";
+      }
+    }
+  EXPECT_EQ(proposals, 5) << "every configuration but the start, screened once";
+  EXPECT_EQ(wrong, 1);
+  auto store = store::Store::open(dir_ / "runs.db");
+  int screened_conclusions = 0;
+  for (const auto& c : store.conclusions("softmax")) screened_conclusions += c.outcome.rfind("screened", 0) == 0;
+  EXPECT_GE(screened_conclusions, 3) << "screenings leave conclusions on the board";
+}
+
+TEST_F(ScreeningRunTest, ACandidateThatScreensFastButFailsTheFullJudgeIsNeverPromoted) {
+  const Knobs cheat{{"ONE_PASS", 0}, {"ROWS_PER_STEP", 4}};
+  const auto summary = screened_run(
+      two_agents(),
+      [&](const judge::CandidateSource& source) {
+        auto verdict = scripted(source, 0.005);
+        if (source.knobs == cheat) {  // right on the screening's one round, wrong on the full judge's later ones
+          verdict.workloads.front().status = judge::Status::incorrect_numerical;
+          verdict.workloads.front().reason = "output 'y': 1 of 10 values outside tolerance";
+          verdict.workloads.front().timing.reset();
+        }
+        return verdict;
+      },
+      [&](const judge::CandidateSource& source, int) {
+        auto screening = screened_like_the_judge(source);
+        if (source.knobs == cheat && screening.workloads.front().timing) screening.workloads.front().timing->median_ns = 1;
+        return screening;
+      });
+  ASSERT_TRUE(summary.best);
+  EXPECT_NE(summary.best_knobs, cheat);
+  bool judged_cheat = false;
+  for (const auto& event : events(summary.run_id))
+    if (const auto* e = std::get_if<journal::Judged>(&event); e && e->knobs == cheat) {
+      judged_cheat = true;
+      EXPECT_EQ(e->decision, Decision::rejected);
+    }
+  EXPECT_TRUE(judged_cheat) << "the fastest screening goes on to the full judge, which decides";
+}
+
+TEST_F(ScreeningRunTest, AWinThatIsOnlyNoiseWhenTimedBesideTheIncumbentIsNotPromoted) {
+  // The full judge says every other configuration is faster; timed side by side they are all the same: noise.
+  const auto noise_only = [](const judge::CandidateSource&, const judge::CandidateSource&) {
+    std::mt19937_64 random(3);
+    std::normal_distribution<double> noise(1000.0, 20.0);
+    PairedTimes times;
+    for (int i = 0; i < 30; ++i) times.samples.push_back({noise(random), noise(random)});
+    return times;
+  };
+  RunOptions options = two_agents();
+  options.screening = false;  // every proposal judged in full: the paired confirmation alone decides
+  const auto summary = screened_run(options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); }, {}, noise_only);
+  EXPECT_EQ(summary.promotions, 0);
+  ASSERT_TRUE(summary.best);
+  EXPECT_EQ(summary.best_candidate, summary.start_candidate);
+  int lost = 0;
+  for (const auto& event : events(summary.run_id))
+    if (const auto* e = std::get_if<journal::Judged>(&event); e && e->paired) {
+      ++lost;
+      EXPECT_EQ(e->paired->outcome, PairedOutcome::lost);
+      EXPECT_EQ(e->decision, Decision::backup);
+      EXPECT_EQ(e->paired->result.pairs, 30u);
+    }
+  EXPECT_GE(lost, 3) << "each configuration the full judge called faster was timed beside the incumbent";
+}
+
+TEST_F(ScreeningRunTest, TheFinalSpeedUpComesFromTheStartAndTheBestTimedSideBySide) {
+  RunOptions options = two_agents();
+  const auto summary = screened_run(
+      options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); },
+      [](const judge::CandidateSource& source, int) { return screened_like_the_judge(source); });
+  ASSERT_TRUE(summary.best);
+  ASSERT_TRUE(summary.start_vs_best);
+  EXPECT_NEAR(summary.start_vs_best->ratio, 200.0 / 1000.0, 0.01);
+  EXPECT_NEAR(*summary.speed_up(), 5.0, 0.25);
+  bool recorded = false;
+  for (const auto& event : events(summary.run_id))
+    if (const auto* e = std::get_if<journal::StartPaired>(&event)) {
+      recorded = true;
+      EXPECT_EQ(e->start, summary.start_candidate);
+      EXPECT_EQ(e->best, summary.best_candidate);
+      EXPECT_EQ(e->paired.outcome, PairedOutcome::won);
+    }
+  EXPECT_TRUE(recorded);
+  auto store = store::Store::open(dir_ / "runs.db");
+  const auto finished = nlohmann::json::parse(store.run(summary.run_id)->summary_json);
+  EXPECT_NEAR(finished.at("speedup").get<double>(), 5.0, 0.25);
+}
+
+TEST_F(ScreeningRunTest, ARandomStartIsSeededAllowedAndRedrawnWhileItFails) {
+  std::set<Knobs> starts;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    RunOptions options = two_agents();
+    options.start = "random";
+    options.seed = seed;
+    options.budget = 1;
+    const auto first = run(options, fmt::format("seed{}.db", seed));
+    const auto again = run(options, fmt::format("seed{}-again.db", seed));
+    ASSERT_TRUE(first.best);
+    EXPECT_EQ(first.best_knobs, again.best_knobs) << "the same seed draws the same start";
+    EXPECT_NE(first.best_knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 2}})) << "the wrong configuration fails, another is drawn";
+    starts.insert(first.best_knobs);
+  }
+  EXPECT_GE(starts.size(), 2u) << "different seeds start from different configurations";
+}
+
+// Killed after a few full judgements: the resumed run replays screenings and paired decisions and finishes.
+TEST_F(ScreeningRunTest, AResumedScreeningRunReplaysItsDecisions) {
+  RunOptions options = two_agents();
+  options.screen_round = 2;
+  options.seed = 5;
+  std::int64_t run_id = 0;
+  const auto screen = [](const judge::CandidateSource& source, int) { return screened_like_the_judge(source); };
+  {
+    auto store = store::Store::open(dir_ / "runs.db");
+    int calls = 0;
+    engine::Run doomed(task_, options, [&](const judge::CandidateSource& source) {
+      if (++calls == 3) throw std::runtime_error("killed");
+      return scripted(source, 0.005);
+    }, brains::brain_factory("search"), store);
+    doomed.screen_with(screen);
+    doomed.confirm_paired(paired_like_the_judge);
+    EXPECT_THROW(doomed.execute(), std::runtime_error);
+    run_id = store.runs().front().id;
+  }
+  auto store = store::Store::open(dir_ / "runs.db");
+  engine::Run resumed(task_, run_options_from_store(*store.run(run_id)), [](const judge::CandidateSource& source) { return scripted(source, 0.005); },
+              brains::brain_factory("search"), store);
+  resumed.screen_with(screen);
+  resumed.confirm_paired(paired_like_the_judge);
+  const auto summary = resumed.resume(run_id);
+  EXPECT_EQ(summary.best_knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}}));
+  std::set<std::string> judged;
+  for (const auto& c : store.candidates(run_id)) EXPECT_TRUE(judged.insert(c.knobs_json).second) << "judged twice: " << c.knobs_json;
+  EXPECT_GT(summary.screened, 0);
+  EXPECT_EQ(store.run(run_id)->status, "finished");
+}
+
+}  // namespace
+}  // namespace kernelarc::engine
