@@ -13,6 +13,7 @@
 
 #include "common/units.h"
 #include "judge/build_cache.h"
+#include "judge/candidate_workers.h"
 #include "judge/compiler_sandbox.h"
 #include "judge/forbidden_calls.h"
 #include "judge/phase_clock.h"
@@ -252,27 +253,15 @@ void Judge::build_reference(const ProgressCallback& say) {
   if (!reference_build_->ok) reference_build_->diagnostics = "the native reference does not build:\n" + reference_build_->diagnostics;
 }
 
-// The workers that judge one candidate, each with its load request: the candidate's own (or the GPU's kernel-only worker,
-// kept) and the reference's own (or the oracle, kept). Its own folder comes first: removed after its worker has stopped.
-struct CandidateWorkers {
-  struct RemovedAtEnd : fs::path {
-    using fs::path::path;
-    ~RemovedAtEnd() {
-      std::error_code ignored;
-      fs::remove_all(*this, ignored);
-    }
-  };
-  std::optional<RemovedAtEnd> own_folder;
-  std::unique_ptr<WorkerSession> own_candidate, own_reference;
-  WorkerSession* candidate = nullptr;
-  WorkerSession* reference = nullptr;
-};
-
 // A kernel-only candidate has no host code, so one worker judges them all in turn (it scrubs its device memory at each
 // load): a new process and CUDA context per candidate cost about half a second. Full sources get a fresh one.
 std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidate, const BuildResult& build, const fs::path& prefix,
-                                                 CandidateWorkers& workers) {
-  if (candidate.form == task::TemplateForm::kernel) {  // the CPU's backend refused to build one
+                                                 CandidateWorkers& workers, bool own_kernel_worker) {
+  if (candidate.form == task::TemplateForm::kernel && own_kernel_worker) {  // beside the kept one (a paired measurement)
+    workers.own_candidate = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log"},
+                                                      WorkerRole::candidate);
+    workers.candidate = workers.own_candidate.get();
+  } else if (candidate.form == task::TemplateForm::kernel) {  // the CPU's backend refused to build one
     if (!kernel_session_)
       kernel_session_ = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, (scratch_ / "kernel-worker.log").string()},
                                                   WorkerRole::candidate);

@@ -16,6 +16,7 @@
 #include "judge/backend.h"
 #include "judge/cpu_compiler.h"
 #include "judge/judge_protocol.h"
+#include "judge/paired_timing.h"
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
 #include "judge/reference_oracle.h"
@@ -33,7 +34,7 @@ struct WorkerSession;   // judge/worker_session.h
 namespace message {
 struct Load;  // judge/worker_messages.h
 }
-struct CandidateWorkers;  // judge/judge.cpp
+struct CandidateWorkers;  // judge/candidate_workers.h
 
 struct JudgeOptions {
   std::string device = "cpu";         // "cpu" or "cuda:N"
@@ -107,6 +108,9 @@ class Judge {
   Judge& operator=(const Judge&) = delete;
 
   CandidateVerdict evaluate(const CandidateSource& candidate, const ProgressCallback& progress = {});
+  // Both candidates timed interleaved on the same inputs, `pairs` samples each per visible workload (judge/paired_timing.h).
+  // Both have passed evaluate (the caller's duty); each is still checked against the reference before it is timed.
+  PairedTiming time_paired(const CandidateSource& first, const CandidateSource& second, int pairs, const ProgressCallback& progress = {});
   // Builds a candidate into the on-disk cache (evaluate's build is then a hit). Safe to call from several threads.
   BuildResult build(const CandidateSource& candidate) const;
 
@@ -121,8 +125,9 @@ class Judge {
   using Session = WorkerSession;
   void build_reference(const ProgressCallback& say);
   // The candidate's worker and the reference's for one evaluation, files under `prefix`; a reason when they cannot be.
+  // `own_kernel_worker`: a kernel-only candidate gets a worker of its own instead of the kept one (which holds another's).
   std::optional<std::string> set_up_workers(const CandidateSource& candidate, const BuildResult& build, const std::filesystem::path& prefix,
-                                            CandidateWorkers& workers);
+                                            CandidateWorkers& workers, bool own_kernel_worker = false);
   SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder) const;
   // A solution judged through the oracle (CandidateSource::solution): what is checked before it starts, its worker (the
   // oracle in its candidate role, caches and temporary files in its own folder), its walls and its load request.
