@@ -59,7 +59,8 @@ PairedTiming Judge::time_paired(const CandidateSource& first, const CandidateSou
   }
   if (!reference_build_) build_reference(say);
   if (!reference_build_->ok) {
-    result.failure = "INVALID_REFERENCE: " + reference_build_->diagnostics;
+    result.failure = "the task's reference: INVALID_REFERENCE: " + reference_build_->diagnostics;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
   }
 

@@ -179,5 +179,28 @@ TEST_F(PairedTimingTest, RightInTheChecksThenWrongIsCaughtByTheRecheckedPairs) {
                                      HasSubstr("wrong during timing")));
 }
 
+TEST_F(PairedTimingTest, ACandidateCannotReachTheBuffersOfTheOneTimedBesideIt) {
+  // Both are alive at once, so each one's buffers are out of the other's walls. The canary overwrites the other's
+  // buffer wherever it could be: without the walls it gets there, and the other fails its checks (the canary can do
+  // what it tries); behind them it reaches nothing, and both are timed.
+  for (const bool sandbox : {false, true})
+    for (const bool tamperer_first : {true, false}) {
+      auto judge_options = options();
+      judge_options.sandbox = sandbox;
+      Judge judge(*task_, judge_options, peaks());
+      const auto paired = tamperer_first ? judge.time_paired(canary("tampers_with_its_rival"), plain(), 5)
+                                         : judge.time_paired(plain(), canary("tampers_with_its_rival"), 5);
+      const std::string where = std::string(sandbox ? "walls" : "no walls") + (tamperer_first ? ", tamperer first" : ", tamperer second");
+      if (sandbox) {
+        EXPECT_FALSE(paired.failure) << where << ": " << *paired.failure;
+        EXPECT_EQ(paired.workloads.size(), 2u) << where;
+      } else {
+        ASSERT_TRUE(paired.failure) << where << ": the canary did not reach the other's buffer, so the test proves nothing";
+        EXPECT_THAT(*paired.failure, HasSubstr(tamperer_first ? "the second candidate (softmax.candidate)" : "the first candidate (softmax.candidate)"))
+            << where;
+      }
+    }
+}
+
 }  // namespace
 }  // namespace kernelarc::judge
