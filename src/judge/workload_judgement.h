@@ -31,8 +31,9 @@ class WorkloadJudgement {
  public:
   // `judge` keeps what outlives a candidate (rounds, buffers, baselines, the probe worker); `first` is the candidate's
   // first workload, the one whose worker threads are looked at on a GPU. `buffer_side` names the candidate's buffer among
-  // the judge's kept ones (it ends in "candidate": it lives in the candidates' folder); `paired`: made for a paired
-  // measurement (judge/paired_timing.h), so laid out for timing whatever the options say.
+  // the judge's kept ones ("candidate"; "second-candidate" for the second of a paired measurement, in a folder the first
+  // cannot reach: Judge::workload_buffer); `paired`: made for a paired measurement (judge/paired_timing.h), so laid out
+  // for timing whatever the options say.
   WorkloadJudgement(Judge& judge, const CandidateSource& candidate, const task::Workload& workload, bool first,
                     WorkerSession& candidate_session, WorkerSession& reference_session, CandidateVerdict& verdict, PhaseClock& phases,
                     ProgressCallback say, const std::string& buffer_side = "candidate", bool paired = false);
