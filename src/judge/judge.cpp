@@ -13,6 +13,7 @@
 
 #include "common/units.h"
 #include "judge/build_cache.h"
+#include "judge/candidate_workers.h"
 #include "judge/compiler_sandbox.h"
 #include "judge/forbidden_calls.h"
 #include "judge/phase_clock.h"
@@ -81,6 +82,8 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   scratch_ = scratch_folder_->path();
   candidate_scratch_ = scratch_ / "candidate";
   fs::create_directories(candidate_scratch_);
+  second_scratch_ = scratch_ / "second-candidate";
+  fs::create_directories(second_scratch_);
 }
 
 Judge::~Judge() = default;
@@ -92,12 +95,12 @@ BuildResult Judge::build(const CandidateSource& candidate) const {
 
 // A candidate may read the runtime and its own library, write only in its own folder and its buffers; its device's
 // backend adds what the device needs (CPU: no signal handlers, half the memory; GPU: the driver's files).
-SandboxPolicy Judge::candidate_policy(const fs::path& library, const fs::path& own_folder) const {
+SandboxPolicy Judge::candidate_policy(const fs::path& library, const fs::path& own_folder, const fs::path& buffers) const {
   SandboxPolicy policy;
   policy.read_only = runtime_paths();
   policy.read_only.push_back(library.string());
   policy.read_write = {own_folder.string(), "/dev/null"};
-  policy.write_existing = {candidate_scratch_.string()};  // its buffers: written by the judge, mapped by the worker, never a stash
+  policy.write_existing = {buffers.string()};  // its buffers: written by the judge, mapped by the worker, never a stash
   backend_.adjust_candidate_policy(policy);
   return policy;
 }
@@ -160,9 +163,9 @@ WorkerOptions Judge::oracle_candidate_worker(const fs::path& log_file, const fs:
 // folders (sys.path) read-only itself. Child processes stay killed on the CPU for a Python solution; they are allowed on
 // a GPU (Triton's JIT runs ptxas and a C compiler, CuTe DSL and cuTile their own tools) and for a torch extension (ninja,
 // g++, nvcc build it), with the system's compiler folders readable: a wall that cannot hold there (sandbox.h).
-SandboxPolicy Judge::oracle_candidate_policy(const task::SolutionCandidate& solution, const fs::path& own_folder) const {
+SandboxPolicy Judge::oracle_candidate_policy(const task::SolutionCandidate& solution, const fs::path& own_folder, const fs::path& buffers) const {
   const auto oracle = find_reference_oracle();
-  SandboxPolicy policy = candidate_policy(oracle.script, own_folder);
+  SandboxPolicy policy = candidate_policy(oracle.script, own_folder, buffers);
   policy.child_processes = backend_.python_solution_children() || solution.kind == task::SolutionKind::torch_extension;
   if (policy.child_processes) {
     // The build tools install signal handlers (ninja's sigaction): a torch extension on the CPU keeps them.
@@ -196,7 +199,7 @@ SharedBuffer& Judge::workload_buffer(const std::string& name, std::size_t bytes,
     buffers_.erase(found);
   }
   // A candidate's buffers sit in its own folder: its sandbox reaches them and not the reference's outputs.
-  const fs::path folder = name.ends_with("-candidate") ? candidate_scratch_ : scratch_;
+  const fs::path folder = name.ends_with("-second-candidate") ? second_scratch_ : name.ends_with("-candidate") ? candidate_scratch_ : scratch_;
   if (cached_buffer_bytes_ + bytes > options_.buffer_cache_bytes) {
     uncached = SharedBuffer::create(folder / fmt::format("e{}-{}.buf", evaluations_, name), bytes);
     return uncached;
@@ -252,27 +255,16 @@ void Judge::build_reference(const ProgressCallback& say) {
   if (!reference_build_->ok) reference_build_->diagnostics = "the native reference does not build:\n" + reference_build_->diagnostics;
 }
 
-// The workers that judge one candidate, each with its load request: the candidate's own (or the GPU's kernel-only worker,
-// kept) and the reference's own (or the oracle, kept). Its own folder comes first: removed after its worker has stopped.
-struct CandidateWorkers {
-  struct RemovedAtEnd : fs::path {
-    using fs::path::path;
-    ~RemovedAtEnd() {
-      std::error_code ignored;
-      fs::remove_all(*this, ignored);
-    }
-  };
-  std::optional<RemovedAtEnd> own_folder;
-  std::unique_ptr<WorkerSession> own_candidate, own_reference;
-  WorkerSession* candidate = nullptr;
-  WorkerSession* reference = nullptr;
-};
-
 // A kernel-only candidate has no host code, so one worker judges them all in turn (it scrubs its device memory at each
 // load): a new process and CUDA context per candidate cost about half a second. Full sources get a fresh one.
 std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidate, const BuildResult& build, const fs::path& prefix,
-                                                 CandidateWorkers& workers) {
-  if (candidate.form == task::TemplateForm::kernel) {  // the CPU's backend refused to build one
+                                                 CandidateWorkers& workers, bool paired_second) {
+  const fs::path& buffers = paired_second ? second_scratch_ : candidate_scratch_;
+  if (candidate.form == task::TemplateForm::kernel && paired_second) {  // beside the kept one (a paired measurement)
+    workers.own_candidate = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, prefix.string() + "-candidate.log"},
+                                                      WorkerRole::candidate);
+    workers.candidate = workers.own_candidate.get();
+  } else if (candidate.form == task::TemplateForm::kernel) {  // the CPU's backend refused to build one
     if (!kernel_session_)
       kernel_session_ = std::make_unique<Session>(WorkerOptions{options_.worker_executable, options_.device, (scratch_ / "kernel-worker.log").string()},
                                                   WorkerRole::candidate);
@@ -299,7 +291,7 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
       workers.own_candidate->start_deadline = std::chrono::minutes(2);  // python and torch (and on a GPU the profiler) start first
       workers.own_candidate->load_deadline = std::chrono::minutes(candidate.solution->kind == task::SolutionKind::torch_extension ? 15 : 3);
       if (options_.sandbox)
-        workers.own_candidate->sandbox = message::Sandbox{sandbox_policy_json(oracle_candidate_policy(*candidate.solution, *workers.own_folder)),
+        workers.own_candidate->sandbox = message::Sandbox{sandbox_policy_json(oracle_candidate_policy(*candidate.solution, *workers.own_folder, buffers)),
                                                           sandbox_library_beside(options_.worker_executable).string()};
     } else {
       WorkerOptions worker_options{options_.worker_executable, options_.device, prefix.string() + "-candidate.log",
@@ -307,7 +299,7 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
       for (const auto& [name, value] : backend_.candidate_environment(false)) worker_options.environment[name] = value;
       workers.own_candidate = std::make_unique<Session>(std::move(worker_options), WorkerRole::candidate);
       if (options_.sandbox)
-        workers.own_candidate->sandbox = message::Sandbox{sandbox_policy_json(candidate_policy(build.library, *workers.own_folder)), std::nullopt};
+        workers.own_candidate->sandbox = message::Sandbox{sandbox_policy_json(candidate_policy(build.library, *workers.own_folder, buffers)), std::nullopt};
     }
     workers.candidate = workers.own_candidate.get();
   }

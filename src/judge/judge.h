@@ -16,6 +16,7 @@
 #include "judge/backend.h"
 #include "judge/cpu_compiler.h"
 #include "judge/judge_protocol.h"
+#include "judge/paired_timing.h"
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
 #include "judge/reference_oracle.h"
@@ -33,7 +34,7 @@ struct WorkerSession;   // judge/worker_session.h
 namespace message {
 struct Load;  // judge/worker_messages.h
 }
-struct CandidateWorkers;  // judge/judge.cpp
+struct CandidateWorkers;  // judge/candidate_workers.h
 
 struct JudgeOptions {
   std::string device = "cpu";         // "cpu" or "cuda:N"
@@ -107,6 +108,9 @@ class Judge {
   Judge& operator=(const Judge&) = delete;
 
   CandidateVerdict evaluate(const CandidateSource& candidate, const ProgressCallback& progress = {});
+  // Both candidates timed interleaved on the same inputs, `pairs` samples each per visible workload (judge/paired_timing.h).
+  // Both have passed evaluate (the caller's duty); each is still checked against the reference before it is timed.
+  PairedTiming time_paired(const CandidateSource& first, const CandidateSource& second, int pairs, const ProgressCallback& progress = {});
   // Builds a candidate into the on-disk cache (evaluate's build is then a hit). Safe to call from several threads.
   BuildResult build(const CandidateSource& candidate) const;
 
@@ -121,14 +125,19 @@ class Judge {
   using Session = WorkerSession;
   void build_reference(const ProgressCallback& say);
   // The candidate's worker and the reference's for one evaluation, files under `prefix`; a reason when they cannot be.
+  // `paired_second`: the second candidate of a paired measurement, alive beside the first: a kernel-only one gets a worker
+  // of its own instead of the kept one (which holds the first), and its buffers are in a folder the first cannot reach.
   std::optional<std::string> set_up_workers(const CandidateSource& candidate, const BuildResult& build, const std::filesystem::path& prefix,
-                                            CandidateWorkers& workers);
-  SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder) const;
+                                            CandidateWorkers& workers, bool paired_second = false);
+  // `buffers`: the folder of its buffers, whose files it may write (never create).
+  SandboxPolicy candidate_policy(const std::filesystem::path& library, const std::filesystem::path& own_folder,
+                                 const std::filesystem::path& buffers) const;
   // A solution judged through the oracle (CandidateSource::solution): what is checked before it starts, its worker (the
   // oracle in its candidate role, caches and temporary files in its own folder), its walls and its load request.
   BuildResult oracle_candidate_build() const;
   WorkerOptions oracle_candidate_worker(const std::filesystem::path& log_file, const std::filesystem::path& own_folder) const;
-  SandboxPolicy oracle_candidate_policy(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder) const;
+  SandboxPolicy oracle_candidate_policy(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder,
+                                        const std::filesystem::path& buffers) const;
   static message::Load oracle_candidate_load(const task::SolutionCandidate& solution, const std::filesystem::path& own_folder);
   SharedBuffer& workload_buffer(const std::string& name, std::size_t bytes, SharedBuffer& uncached);
   const task::Task& task_;
@@ -139,6 +148,7 @@ class Judge {
   std::unique_ptr<ScratchFolder> scratch_folder_;  // before the sessions: removed after their workers have stopped
   std::filesystem::path scratch_;
   std::filesystem::path candidate_scratch_;  // the candidates' buffers: a sandboxed candidate may write its files, never create one
+  std::filesystem::path second_scratch_;     // the buffers of a paired measurement's second candidate: out of the first's reach
   std::optional<BuildResult> reference_build_;
   std::string reference_device_ = "cpu";     // a CUDA reference runs on the GPU, a C++ one on the CPU
   std::optional<OracleCommand> oracle_;       // set when the PyTorch reference checks: reference_build_->library is its source

@@ -9,8 +9,8 @@
 
 #include "common/hash.h"
 #include "common/parallel.h"
-#include "judge/other_threads_clock.h"
 #include "judge/sample_statistics.h"
+#include "judge/timed_calls.h"
 #include "judge/unseen_check.h"
 
 namespace kernelarc::judge {
@@ -48,9 +48,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
                                            const task::RooflineEstimate& roofline, std::optional<TimingStats>& timing_out,
                                            PhaseClock& phases, const std::function<void(const std::string&)>& say) {
   const bool gpu = candidate_session.on_gpu;
-  const auto deadline = settings.call_timeout;
   const int total_calls = settings.warmup + settings.iterations;
-  const std::string flush_request = json(message::Flush{gpu ? 0 : settings.flush_bytes}).dump();
   // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
   // first with an empty entry point on the same path, and taken off every sample. A measurement below the
   // speed of light is taken again once before it condemns: load from other processes in the probes' window
@@ -68,11 +66,6 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     timing.call_overhead_ns = call_overhead_ns;
     timing.input_slots = layout.slots;
     timing.timer = gpu ? "" : "round trip";
-    const auto variant_for = [&](int iteration) {
-      const int slot = iteration % layout.slots;
-      return (iteration / layout.slots + slot) % static_cast<int>(variants.size());
-    };
-    std::vector<int> slot_variant(static_cast<std::size_t>(layout.slots), -1);
     std::mt19937_64 pick(common::mix64(settings.workload_seed + 99));
     std::vector<int> recheck;
     for (int i = 0; i < settings.rechecks; ++i)
@@ -99,55 +92,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     }
     std::size_t unseen_done = 0;
     std::vector<std::size_t> unseen_next_sample;  // for each call on new inputs, the index of the loop's sample after it
-    std::vector<double> flush_ns;
-    const auto flush = [&]() -> std::optional<Failure> {
-      const auto flushing = phases.measure("flush");
-      const auto reply = candidate_session.worker.request_line(flush_request, deadline);
-      if (reply.ok()) {
-        flush_ns.push_back(static_cast<double>(reply.round_trip.count()));
-        return std::nullopt;
-      }
-      candidate_session.ready = false;
-      return Failure{Status::runtime_error, fmt::format("worker failed during timing: {}{}", reply.description, candidate_session.tail())};
-    };
-    // A call of the loop: its sample is the device's time on a GPU (the trusted round trip caps it), and on the CPU the
-    // round trip less the judge's own cost, bounded from below by the worker's clock around the call (when load inflated
-    // the probes, round trip minus overhead can fall under the kernel's real time; the candidate runs in that process
-    // and could forge that clock, but only to look slower). `where` names the call in a failure's reason.
-    // On the CPU, the CPU time the candidate's other threads used since the last call's reply (the judge wrote the next
-    // inputs and flushed the caches meanwhile) is the call's too: work done in that gap is work the call did not show.
-    const OtherThreadsClock other_threads(gpu ? 0 : candidate_session.worker.pid());
-    std::optional<double> other_threads_at_reply = other_threads.ns();
-    if (!gpu) timing.between_calls_ns = other_threads_at_reply ? std::optional<double>(0.0) : std::nullopt;
-    const auto timed_call = [&](int slot, const std::string& where, double* sample_ns, double* in_process_ns, double* event_ns,
-                                CallPlan plan) -> std::optional<Failure> {
-      double round_trip = 0, in_process = 0;
-      const auto other_threads_before = other_threads.ns();
-      if (auto failure = hooks.call(slot, &round_trip, &in_process, event_ns, plan)) {
-        failure->reason = fmt::format("during timing ({}): {}", where, failure->reason);
-        return failure;
-      }
-      double between_calls = 0;
-      if (other_threads_before && other_threads_at_reply) between_calls = std::max(0.0, *other_threads_before - *other_threads_at_reply);
-      other_threads_at_reply = other_threads.ns();
-      *sample_ns = gpu ? std::min(in_process, round_trip)
-                       : std::max(round_trip - timing.call_overhead_ns, std::min(in_process, round_trip)) + between_calls;
-      if (timing.between_calls_ns) *timing.between_calls_ns += between_calls;
-      if (in_process_ns) *in_process_ns = in_process;
-      return std::nullopt;
-    };
-    // The outputs of a call of the loop against the reference for the inputs it was given: wrong there is a REWARD_HACK.
-    const auto verify = [&](int slot, const ReferenceRound& given, const std::string& where, bool download) -> std::optional<Failure> {
-      if (download)
-        if (auto failure = hooks.transfer(message::Direction::download, slot, true, true)) return failure;
-      if (auto failure = hooks.check_buffers(slot, given.slot_image)) return failure;
-      if (auto failure = hooks.compare(given.reference)) {
-        failure->status = Status::reward_hack;
-        failure->reason = fmt::format("correct in the checks but wrong during timing ({}): {}", where, failure->reason);
-        return failure;
-      }
-      return std::nullopt;
-    };
+    TimedCalls calls(settings, hooks, candidate_session, buffer, layout, guard, variants, timing.call_overhead_ns, phases);
     auto timing_started = std::chrono::steady_clock::now();
     for (int iteration = 0; iteration < total_calls; ++iteration) {
       if (iteration == settings.warmup) timing_started = std::chrono::steady_clock::now();
@@ -155,53 +100,33 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
       for (; unseen_done < unseen_before.size() && unseen_before[unseen_done] == iteration; ++unseen_done) {
         const ReferenceRound& fresh = *unseen[unseen_done];
         write_slot(buffer, layout, slot, fresh.slot_image);
-        slot_variant[static_cast<std::size_t>(slot)] = -1;  // to be written again for the loop's own call
+        calls.forget_slot(slot);  // to be written again for the loop's own call
         // On a GPU the new inputs go up before the flush, and the worker poisons the outputs before its clock starts.
         CallPlan plan{false, false, true, !gpu, std::nullopt};
         if (gpu) plan.device_poison = kPoisonFirst;
         else prepare_outputs(buffer, layout, guard, kPoisonFirst);
         if (auto failure = hooks.transfer(message::Direction::upload, slot, true, false)) return failure;
-        if (auto failure = flush()) return failure;
-        flush_ns.pop_back();  // not a call of the loop
+        double flushed = 0;  // not a call of the loop: its flush is not the loop's
+        if (auto failure = calls.flush(flushed)) return failure;
         hooks.entering(JudgePhase::unseen, first_unseen + static_cast<int>(unseen_done), iteration);
-        double sample = 0;
-        if (auto failure = timed_call(slot, "a call on new inputs", &sample, nullptr, nullptr, plan)) return failure;
-        timing.unseen_ns.push_back(sample);
+        TimedSample sample;
+        if (auto failure = calls.call(slot, "a call on new inputs", sample, plan)) return failure;
+        timing.unseen_ns.push_back(sample.ns);
         unseen_next_sample.push_back(timing.samples_ns.size());
-        if (auto failure = verify(slot, fresh, "a call on new inputs", false)) return failure;
-      }
-      const int v = variant_for(iteration);
-      if (slot_variant[static_cast<std::size_t>(slot)] != v) {
-        if (gpu) {
-          const message::Copy copy{{{layout.variant_base(v), static_cast<std::size_t>(slot) * layout.slot_bytes, layout.slot_bytes}}};
-          if (const auto reply = candidate_session.worker.request(copy, deadline); !reply.ok()) {
-            candidate_session.ready = false;
-            return Failure{Status::runtime_error, fmt::format("refilling input slot {} failed: {}{}", slot, reply.description, candidate_session.tail())};
-          }
-        } else {
-          write_slot(buffer, layout, slot, variants[static_cast<std::size_t>(v)]->slot_image);
-        }
-        slot_variant[static_cast<std::size_t>(slot)] = v;
+        if (auto failure = calls.verify(slot, fresh, "a call on new inputs", false)) return failure;
       }
       const bool timed = iteration >= settings.warmup;
       const bool checked = std::find(recheck.begin(), recheck.end(), iteration) != recheck.end();
-      // Poisoned before every call, not only the re-checked ones: otherwise the poison tells the candidate which
-      // calls are checked, and it can skip the work on all the others.
-      if (!gpu) prepare_outputs(buffer, layout, guard, kPoisonFirst);
-      if (timed)
-        if (auto failure = flush()) return failure;
-      double sample = 0, in_process = 0, events = 0;
-      const std::string where = fmt::format("call {}", iteration + 1);
-      hooks.entering(JudgePhase::timing, -1, iteration);
-      if (auto failure = timed_call(slot, where, &sample, &in_process, &events, CallPlan{false, false, false, true, std::nullopt})) return failure;
+      TimedSample sample;
+      if (auto failure = calls.loop_call(iteration, timed, checked, sample)) return failure;
       if (timed) {
-        timing.samples_ns.push_back(sample);
-        timing.in_process_ns.push_back(in_process);
-        if (gpu) timing.event_ns.push_back(events);
+        timing.samples_ns.push_back(sample.ns);
+        timing.in_process_ns.push_back(sample.in_process_ns);
+        if (gpu) timing.event_ns.push_back(sample.event_ns);
       }
-      if (checked)
-        if (auto failure = verify(slot, *variants[static_cast<std::size_t>(v)], where, true)) return failure;
     }
+    timing.between_calls_ns = calls.between_calls_ns();
+    const std::vector<double>& flush_ns = calls.flush_ns();
     hooks.entering(JudgePhase::timing, -1, -1);
     timing.wall_per_iteration_ns =
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - timing_started).count() / settings.iterations;

@@ -42,10 +42,10 @@ std::string line(const message::Call& call) { return json(call).dump(); }
 
 WorkloadJudgement::WorkloadJudgement(Judge& judge, const CandidateSource& candidate, const task::Workload& workload, bool first,
                                      WorkerSession& candidate_session, WorkerSession& reference_session, CandidateVerdict& verdict,
-                                     PhaseClock& phases, ProgressCallback say)
+                                     PhaseClock& phases, ProgressCallback say, const std::string& buffer_side, bool paired)
     : judge_(judge), options_(judge.options_), definition_(judge.task_.definition), candidate_(candidate), workload_(workload),
       first_(first), candidate_session_(candidate_session), reference_session_(reference_session), verdict_(verdict), phases_(phases),
-      say_(std::move(say)) {
+      say_(std::move(say)), buffer_side_(buffer_side) {
   row_.uuid = workload.uuid;
   row_.held_out = workload.held_out;
   resolved_ = task::resolve_workload(judge.task_, workload);
@@ -56,8 +56,9 @@ WorkloadJudgement::WorkloadJudgement(Judge& judge, const CandidateSource& candid
   }
   workload_seed_ = common::mix64(options_.seed ^ common::fnv1a64(workload.uuid));
   const int total_calls = options_.warmup + options_.iterations;
-  const bool timed_on_gpu = options_.time_candidates && judge.backend_.device_memory();
-  layout_ = make_layout(judge.task_, resolved_, options_.time_candidates ? total_calls : 1, options_.input_pool_bytes,
+  const bool timed = options_.time_candidates || paired;
+  const bool timed_on_gpu = timed && judge.backend_.device_memory();
+  layout_ = make_layout(judge.task_, resolved_, timed ? total_calls : 1, options_.input_pool_bytes,
                         timed_on_gpu ? kVariantsKept : 0);
   reference_layout_ = make_layout(judge.task_, resolved_, 1, options_.input_pool_bytes);
   guard_ = guard_pattern(workload_seed_);
@@ -69,7 +70,7 @@ WorkloadJudgement::WorkloadJudgement(Judge& judge, const CandidateSource& candid
 
 WorkloadVerdict WorkloadJudgement::run() {
   std::optional<Failure> failure = set_up();
-  if (!failure) failure = correctness();
+  if (!failure) failure = correctness(options_.rounds, options_.stricter_rounds);
   if (!failure && options_.time_candidates) failure = timing();
   if (const auto warnings = judge_.tolerance_warnings_.find(workload_.uuid); warnings != judge_.tolerance_warnings_.end())
     row_.warnings = warnings->second;
@@ -87,7 +88,7 @@ WorkloadVerdict WorkloadJudgement::run() {
 std::optional<Failure> WorkloadJudgement::set_up() {
   try {
     const auto allocating = phases_.measure("buffers");
-    buffer_ = &judge_.workload_buffer(fmt::format("w{}-candidate", workload_index_), layout_.total_bytes(), uncached_buffer_);
+    buffer_ = &judge_.workload_buffer(fmt::format("w{}-{}", workload_index_, buffer_side_), layout_.total_bytes(), uncached_buffer_);
     // Host code shares this memory with the judge: whatever an earlier candidate left anywhere in it is wiped first.
     if (candidate_.form != task::TemplateForm::kernel && buffer_ != &uncached_buffer_) std::memset(buffer_->data(), 0, buffer_->size());
   } catch (const std::exception& error) {
@@ -121,12 +122,12 @@ std::optional<Failure> WorkloadJudgement::set_up() {
 // Fresh inputs each round; the reference first on its own copy. The rounds make inputs as the benchmark does; then one
 // extra round per stricter regime that changes an input of this workload (logits shifted far from zero, scaled,
 // long-tailed, near the dtype's limits; KernelArc's realism profiles): never instead, always besides.
-std::optional<Failure> WorkloadJudgement::correctness() {
-  const int variants_kept = std::min(options_.rounds, kVariantsKept);
-  const std::vector<InputRegime> extra_regimes = options_.stricter_rounds ? stricter_regimes(definition_, workload_) : std::vector<InputRegime>{};
-  const int all_rounds = options_.rounds + static_cast<int>(extra_regimes.size());
+std::optional<Failure> WorkloadJudgement::correctness(int rounds, bool stricter) {
+  const int variants_kept = std::min(rounds, kVariantsKept);
+  const std::vector<InputRegime> extra_regimes = stricter ? stricter_regimes(definition_, workload_) : std::vector<InputRegime>{};
+  const int all_rounds = rounds + static_cast<int>(extra_regimes.size());
   for (int round = 0; round < all_rounds; ++round) {
-    const InputRegime regime = round < options_.rounds ? InputRegime::benchmark : extra_regimes[static_cast<std::size_t>(round - options_.rounds)];
+    const InputRegime regime = round < rounds ? InputRegime::benchmark : extra_regimes[static_cast<std::size_t>(round - rounds)];
     std::shared_ptr<const ReferenceRound> known = judge_.round_cache_.find(RoundCache::Kind::correctness, workload_.uuid, round);
     if (known) ++verdict_.reused_rounds;
     if (!known) {
@@ -140,7 +141,7 @@ std::optional<Failure> WorkloadJudgement::correctness() {
       continue;
     }
     if (auto failure = correctness_round(round, regime, *known)) return failure;
-    ++(round < options_.rounds ? row_.rounds_passed : row_.extra_rounds_passed);
+    ++(round < rounds ? row_.rounds_passed : row_.extra_rounds_passed);
     if (static_cast<int>(variants_.size()) < variants_kept) variants_.push_back(known);
   }
   return std::nullopt;
@@ -192,6 +193,33 @@ std::optional<Failure> WorkloadJudgement::timing() {
   if (gpu_)
     if (auto failure = upload_input_variants(candidate_session_, *buffer_, layout_, variants_, options_.call_timeout, phases_)) return failure;
   if (!verdict_.conditions_before) verdict_.conditions_before = read_machine_conditions(options_.device);
+  return run_timing_protocol(timing_settings(), timing_hooks(), candidate_session_, *buffer_, layout_, guard_, variants_, *row_.roofline,
+                             row_.timing, phases_, say_);
+}
+
+std::optional<Failure> WorkloadJudgement::check_for_timing() {
+  if (auto failure = set_up()) return failure;
+  return correctness(std::min(options_.rounds, kVariantsKept), false);
+}
+
+std::optional<Failure> WorkloadJudgement::start_timed_calls(std::unique_ptr<TimedCalls>& calls) {
+  at(JudgePhase::timing, -1, -1);
+  if (gpu_)
+    if (auto failure = upload_input_variants(candidate_session_, *buffer_, layout_, variants_, options_.call_timeout, phases_)) return failure;
+  double call_overhead_ns = 0;
+  if (auto failure = call_overhead(call_overhead_ns)) return failure;
+  calls = std::make_unique<TimedCalls>(timing_settings(), timing_hooks(), candidate_session_, *buffer_, layout_, guard_, variants_,
+                                       call_overhead_ns, phases_);
+  return std::nullopt;
+}
+
+TimingSettings WorkloadJudgement::timing_settings() const {
+  return TimingSettings{options_.warmup,         options_.iterations,  options_.rechecks,     options_.unseen_calls,
+                        options_.roofline_margin, options_.flush_bytes, options_.call_timeout, workload_seed_,
+                        judge_.peaks_.name};
+}
+
+TimingHooks WorkloadJudgement::timing_hooks() {
   TimingHooks hooks;
   hooks.call_overhead = [this](double& call_overhead_ns) { return call_overhead(call_overhead_ns); };
   hooks.unseen_round = [this](int k, std::shared_ptr<const ReferenceRound>& round) -> std::optional<Failure> {
@@ -213,11 +241,7 @@ std::optional<Failure> WorkloadJudgement::timing() {
   };
   hooks.compare = [this](const std::vector<std::vector<std::byte>>& reference) { return compare(reference, kPoisonFirst); };
   hooks.entering = [this](JudgePhase phase, int round, int call_index) { at(phase, round, call_index); };
-  const TimingSettings settings{options_.warmup,         options_.iterations,  options_.rechecks,   options_.unseen_calls,
-                                options_.roofline_margin, options_.flush_bytes, options_.call_timeout, workload_seed_,
-                                judge_.peaks_.name};
-  return run_timing_protocol(settings, hooks, candidate_session_, *buffer_, layout_, guard_, variants_, *row_.roofline, row_.timing,
-                             phases_, say_);
+  return hooks;
 }
 
 std::optional<Failure> WorkloadJudgement::call_overhead(double& call_overhead_ns) {

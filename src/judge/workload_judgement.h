@@ -19,6 +19,8 @@
 #include "judge/phase_clock.h"
 #include "judge/reference_round.h"
 #include "judge/shared_buffer.h"
+#include "judge/timed_calls.h"
+#include "judge/timing_settings.h"
 #include "judge/verdict.h"
 #include "judge/worker_session.h"
 #include "task/task.h"
@@ -28,19 +30,35 @@ namespace kernelarc::judge {
 class WorkloadJudgement {
  public:
   // `judge` keeps what outlives a candidate (rounds, buffers, baselines, the probe worker); `first` is the candidate's
-  // first workload, the one whose worker threads are looked at on a GPU.
+  // first workload, the one whose worker threads are looked at on a GPU. `buffer_side` names the candidate's buffer among
+  // the judge's kept ones ("candidate"; "second-candidate" for the second of a paired measurement, in a folder the first
+  // cannot reach: Judge::workload_buffer); `paired`: made for a paired measurement (judge/paired_timing.h), so laid out
+  // for timing whatever the options say.
   WorkloadJudgement(Judge& judge, const CandidateSource& candidate, const task::Workload& workload, bool first,
                     WorkerSession& candidate_session, WorkerSession& reference_session, CandidateVerdict& verdict, PhaseClock& phases,
-                    ProgressCallback say);
+                    ProgressCallback say, const std::string& buffer_side = "candidate", bool paired = false);
 
   // The workload's row of the verdict.
   WorkloadVerdict run();
 
+  // For a paired measurement: the workload set up and the candidate checked, through the correctness rounds' own path,
+  // on the rounds whose inputs its timed calls then cycle through (the stricter extra rounds are left to the verdict).
+  std::optional<Failure> check_for_timing();
+  // Then its timed calls, each measured as the timing protocol measures its own (the judge's own cost per call probed
+  // first, the variants uploaded on a GPU). `calls` refers to this judgement: it must not outlive it.
+  std::optional<Failure> start_timed_calls(std::unique_ptr<TimedCalls>& calls);
+  // Where the last failure happened, and the workload's speed of light.
+  const FailurePlace& place() const { return place_; }
+  const task::RooflineEstimate& roofline() const { return *row_.roofline; }
+
  private:
   std::optional<Failure> set_up();
-  std::optional<Failure> correctness();
+  // The first `rounds` benchmark rounds, then (when `stricter`) one extra round per stricter regime.
+  std::optional<Failure> correctness(int rounds, bool stricter);
   std::optional<Failure> correctness_round(int round, InputRegime regime, const ReferenceRound& given);
   std::optional<Failure> timing();
+  TimingSettings timing_settings() const;
+  TimingHooks timing_hooks();
   std::optional<Failure> call_overhead(double& call_overhead_ns);
 
   // A round: inputs generated from a seed, then the reference's outputs on its own copy of them.
@@ -74,6 +92,7 @@ class WorkloadJudgement {
   CandidateVerdict& verdict_;
   PhaseClock& phases_;
   ProgressCallback say_;
+  std::string buffer_side_;
   WorkloadVerdict row_;
   task::ResolvedWorkload resolved_;
   std::uint64_t workload_seed_ = 0;
