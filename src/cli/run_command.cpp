@@ -71,6 +71,7 @@ struct RunArguments {
 
 std::atomic<bool> stop_requested{false};
 
+constexpr int kPairedCalls = 20;     // pairs per workload when a challenger and the incumbent are timed side by side
 constexpr int kLongerScreening = 4;  // a round's fastest are screened again with this many times the timed calls
 
 // The first Ctrl-C or SIGTERM asks the run to stop after the candidate being judged; the handler then resets itself
@@ -263,6 +264,20 @@ int run_command(const RunArguments& args) {
     judge::Screener quick(task, screen_options, peaks);
     judge::Screener longer(task, judge::screening_options(screen_options, kLongerScreening * screen_options.iterations), peaks);
     run.screen_with([&](const judge::CandidateSource& source, int fidelity) { return (fidelity == 0 ? quick : longer).screen(source); });
+    // A promotion and the final speed-up: the two candidates timed interleaved by the judge (Judge::time_paired).
+    run.confirm_paired([&](const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger) {
+      const auto timing = judge.time_paired(incumbent, challenger, kPairedCalls);
+      engine::PairedTimes times{timing.failure, {}, timing.warnings, timing.seconds};
+      if (timing.failure) return times;
+      std::vector<std::vector<engine::PairedSample>> by_workload;
+      for (const auto& workload : timing.workloads) {
+        auto& pairs = by_workload.emplace_back();
+        for (std::size_t i = 0; i < workload.first_ns.size() && i < workload.second_ns.size(); ++i)
+          pairs.push_back({workload.first_ns[i], workload.second_ns[i]});
+      }
+      times.samples = engine::pairs_over_workloads(by_workload);
+      return times;
+    });
     // On a GPU the compilers take the host's cores while the device is timed; on the CPU they would disturb the timing.
     if (backend.builds_while_timing()) run.build_ahead([&judge](const judge::CandidateSource& source) { judge.build(source); });
     if (!args.quiet) run.on_snapshot([&](const engine::RunSummary& so_far, int budget) { display.update(so_far, budget); });
