@@ -15,6 +15,7 @@
 #include "engine/measurement.h"
 #include "engine/proposal_queue.h"
 #include "engine/recording.h"
+#include "engine/specialisation.h"
 #include "judge/backend.h"
 
 namespace kernelarc::engine {
@@ -196,6 +197,7 @@ void Run::tell_snapshot() {
 RunSummary Run::finish(const std::string& status, const std::string& reason) {
   State& st = *state_;
   discard_in_flight();
+  if (status == "finished" && options_.specialise > 1 && st.controller.incumbent()) specialise();
   RunSummary& summary = st.summary;
   summary.run_id = run_id_;
   summary.stop_reason = reason;
@@ -217,6 +219,26 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
   });
   if (progress_) progress_(fmt::format("run {} {}: {}", run_id_, status, reason));
   return summary;
+}
+
+void Run::specialise() {
+  State& st = *state_;
+  std::string why;
+  std::optional<Specialisation> found;
+  try {
+    found = specialisation_of(store_, run_id_, task_, *template_, options_.specialise,
+                              st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)], why);
+    if (found) source_for(found->knobs);  // a template that cannot be composed says so here, not in the judge
+  } catch (const std::exception& error) {
+    found.reset();
+    why = error.what();
+  }
+  if (!found || st.tried.count(found->knobs)) {
+    if (progress_) progress_(fmt::format("  no composed candidate: {}", found ? "it was judged already" : why));
+    return;
+  }
+  if (progress_) progress_(fmt::format("  judging a candidate composed of {} configurations by shape class", found->classes.classes.size()));
+  judge_and_record(found->knobs, "specialise", "", found->hypothesis);
 }
 
 void Run::measure_start_again() {

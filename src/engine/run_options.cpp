@@ -12,7 +12,7 @@ json run_config(const RunOptions& options, const std::vector<std::string>& strat
           {"board_capacity", options.board_capacity ? json(*options.board_capacity) : json("unlimited")},
           {"plateau", {{"window", options.plateau.window}, {"min_gain", options.plateau.min_gain}}},
           {"min_improvement", options.controller.min_improvement}, {"backup_capacity", options.controller.backup_capacity},
-          {"baseline_ns", options.baseline_ns},
+          {"baseline_ns", options.baseline_ns}, {"specialise", options.specialise},
           {"max_cost_usd", options.max_cost_usd ? json(*options.max_cost_usd) : json()},
           {"llm", options.llm_config.empty() ? json() : json::parse(options.llm_config)}};
 }
@@ -35,6 +35,7 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   if (config.contains("llm") && config.at("llm").is_object()) options.llm_config = config.at("llm").dump();
   if (config.contains("max_cost_usd") && config.at("max_cost_usd").is_number()) options.max_cost_usd = config.at("max_cost_usd").get<double>();
   if (config.contains("baseline_ns")) options.baseline_ns = config.at("baseline_ns").get<std::map<std::string, double>>();
+  options.specialise = config.value("specialise", std::size_t{1});  // a run recorded before specialisation goes on without
   const auto& capacity = config.at("board_capacity");
   options.board_capacity = capacity.is_string() ? std::nullopt : std::optional<std::size_t>(capacity.get<std::size_t>());
   options.plateau = {config.at("plateau").at("window").get<std::size_t>(), config.at("plateau").at("min_gain").get<double>()};

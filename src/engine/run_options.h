@@ -38,6 +38,7 @@ struct RunOptions {
   std::optional<double> max_cost_usd;           // language models' spend at which the run stops; nullopt: no limit
   std::string llm_config;                       // the LLM team's configuration (JSON, no keys in it), so a resumed run asks the same models
   bool remeasure_start = true;                  // judge the starting candidate again at the end: the final speed-up's reference
+  std::size_t specialise = 4;                   // at the end, a candidate composed of up to this many configurations by shape class; 1: none
 };
 
 // The options as the run's row keeps them, with what the run chose: the strategies dealt, the template, the task's own

@@ -1,0 +1,83 @@
+#include "engine/specialisation.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "common/units.h"
+#include "engine/composition.h"
+#include "judge/build_cache.h"
+#include "judge/dispatch_rule.h"
+
+namespace kernelarc::engine {
+
+std::optional<Specialisation> specialisation_of(const store::Store& store, std::int64_t run_id, const task::Task& task,
+                                                const task::Template& tmpl, std::size_t max_classes, const Knobs& first, std::string& why) {
+  std::vector<std::string> uuids;
+  std::vector<double> sizes;
+  for (const auto& workload : task.workloads) {
+    if (workload.held_out) continue;  // never seen by the search: dispatched by the rule, judged like every workload
+    uuids.push_back(workload.uuid);
+    sizes.push_back(judge::dispatch_size(task.definition, task::resolve_workload(task, workload).axes));
+  }
+  const std::string template_text = judge::read_text_file(tmpl.source);
+  std::vector<Knobs> configurations;
+  std::vector<std::vector<double>> times;
+  for (const auto& candidate : store.candidates(run_id)) {
+    if (candidate.source != template_text) continue;  // a source of its own, or a composed one
+    Knobs knobs;
+    try {
+      knobs = nlohmann::json::parse(candidate.knobs_json).get<Knobs>();
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (std::find(configurations.begin(), configurations.end(), knobs) != configurations.end()) continue;
+    std::map<std::string, double> slowest;
+    bool passed = true;
+    for (const auto& verdict : store.verdicts(candidate.id)) {
+      if (verdict.held_out) continue;
+      if (verdict.status != "PASSED" || !verdict.median_ns) passed = false;
+      else slowest[verdict.workload_uuid] = std::max(slowest[verdict.workload_uuid], *verdict.median_ns);
+    }
+    std::vector<double> row;
+    for (const auto& uuid : uuids) row.push_back(slowest.count(uuid) ? slowest[uuid] : 0.0);
+    if (!passed || std::any_of(row.begin(), row.end(), [](double t) { return t <= 0; })) continue;
+    const bool is_first = knobs == first;
+    configurations.insert(is_first ? configurations.begin() : configurations.end(), knobs);
+    times.insert(is_first ? times.begin() : times.end(), row);
+  }
+  if (configurations.size() < 2 || max_classes < 2) {
+    why = fmt::format("{} configuration(s) passed every visible workload: nothing to specialise", configurations.size());
+    return std::nullopt;
+  }
+  Specialisation out;
+  out.classes = choose_shape_classes(sizes, times, max_classes);
+  if (out.classes.classes.size() < 2) {
+    why = fmt::format("no configuration of {} is faster by 2% or more on a class of sizes", configurations.size());
+    return std::nullopt;
+  }
+  std::vector<judge::DispatchPart> parts;
+  std::vector<std::string> described;
+  for (const auto& shape_class : out.classes.classes) {
+    judge::DispatchPart part;
+    part.knobs = configurations[shape_class.configuration];
+    if (std::isfinite(shape_class.up_to)) part.up_to = static_cast<std::int64_t>(std::floor(shape_class.up_to));
+    std::vector<std::string> knob_text;
+    for (const auto& [name, value] : part.knobs) knob_text.push_back(fmt::format("{}={}", name, value));
+    described.push_back(fmt::format("{} ({} workloads{})", fmt::join(knob_text, " "), shape_class.workloads,
+                                    part.up_to ? fmt::format(", sizes up to {}", *part.up_to) : std::string(", the rest")));
+    parts.push_back(std::move(part));
+  }
+  out.knobs = composed_knobs(parts);
+  out.hypothesis = fmt::format("composed by shape class: {}; measured apart, {} against the best single configuration's {}",
+                               fmt::join(described, "; "), common::format_time_ns(out.classes.classes_ns),
+                               common::format_time_ns(out.classes.single_ns));
+  return out;
+}
+
+}  // namespace kernelarc::engine

@@ -1,0 +1,144 @@
+// The end of a run: a candidate composed of the configurations best on each class of sizes, judged by the same judge
+// on every workload, recorded like any candidate, promoted only when it wins; `specialise` 1 turns it off.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "brains/brains.h"
+#include "engine/composition.h"
+#include "engine/run.h"
+#include "judge/dispatch_rule.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace kernelarc::engine {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr double kSmall = 100000;  // sizes (batch_size * hidden) up to here are "decode" rows
+
+// ROWS_PER_STEP 1 is best up to kSmall, 4 above; ONE_PASS helps everywhere; ROWS_PER_STEP 2 with ONE_PASS 1 is wrong.
+double scripted_ns(const Knobs& knobs, double size) {
+  const auto rows = knobs.at("ROWS_PER_STEP");
+  const double base = size <= kSmall ? (rows == 1 ? 1000.0 : 1500.0) : 4000.0 / static_cast<double>(rows);
+  return base * (knobs.at("ONE_PASS") ? 0.8 : 1.0);
+}
+
+class SpecialiseRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "kernelarc-specialise-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    task_ = task::load_task(fs::path(KERNELARC_TASKS) / "softmax");
+    auto& rows = task_.definition.templates.front();
+    std::erase_if(rows.knobs, [](const task::Knob& knob) { return knob.name != "ROWS_PER_STEP" && knob.name != "ONE_PASS"; });
+    rows.constraints.clear();
+    task_.workloads.back().held_out = true;  // one the search never sees: the composed candidate is judged on it too
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A judge of every workload: a composed candidate's time on each is its part's, picked by the judge's rule.
+  judge::CandidateVerdict judge(const judge::CandidateSource& source) {
+    judged_.push_back(source);
+    judge::CandidateVerdict verdict;
+    verdict.name = source.name;
+    verdict.build.ok = true;
+    for (const auto& workload : task_.workloads) {
+      const double size = judge::dispatch_size(task_.definition, task::resolve_workload(task_, workload).axes);
+      const Knobs& knobs = source.dispatch.empty() ? source.knobs : source.dispatch[judge::dispatched_part(source.dispatch, size)].knobs;
+      judge::WorkloadVerdict row;
+      row.uuid = workload.uuid;
+      row.held_out = workload.held_out;
+      if (knobs.at("ROWS_PER_STEP") == 2 && knobs.at("ONE_PASS") == 1) {
+        row.status = judge::Status::incorrect_numerical;
+        row.reason = "wrong";
+      } else {
+        judge::TimingStats timing;
+        timing.median_ns = scripted_ns(knobs, size);
+        timing.q1_ns = timing.median_ns * 0.995;
+        timing.q3_ns = timing.median_ns * 1.005;
+        row.timing = timing;
+      }
+      verdict.workloads.push_back(row);
+    }
+    return verdict;
+  }
+
+  RunSummary run(std::size_t specialise) {
+    auto store = store::Store::open(dir_ / "runs.db");
+    RunOptions options;
+    options.agents = 2;
+    options.budget = 8;
+    options.specialise = specialise;
+    options.remeasure_start = false;
+    engine::Run optimisation(task_, options, [this](const judge::CandidateSource& source) { return judge(source); }, brains::brain_factory("search"),
+                             store);
+    return optimisation.execute();
+  }
+
+  fs::path dir_;
+  task::Task task_;
+  std::vector<judge::CandidateSource> judged_;
+};
+
+TEST_F(SpecialiseRunTest, ARunEndsWithTheComposedCandidateJudgedAndPromotedWhenItWins) {
+  const auto summary = run(4);
+  ASSERT_FALSE(judged_.empty());
+  const auto& composed = judged_.back();
+  ASSERT_EQ(composed.dispatch.size(), 2u);
+  EXPECT_EQ(composed.dispatch[0].knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 1}}));
+  EXPECT_EQ(composed.dispatch[1].knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}}));
+  ASSERT_TRUE(composed.dispatch[0].up_to.has_value());
+  // The border lies between the largest visible size up to kSmall and the smallest above it.
+  double below = 0, above = 1e300;
+  for (const auto& w : task_.workloads) {
+    if (w.held_out) continue;
+    const double size = judge::dispatch_size(task_.definition, task::resolve_workload(task_, w).axes);
+    if (size <= kSmall) below = std::max(below, size);
+    else above = std::min(above, size);
+  }
+  EXPECT_EQ(*composed.dispatch[0].up_to, static_cast<std::int64_t>((below + above) / 2));
+  EXPECT_TRUE(composed.knobs.empty());  // its knobs are #defined per part inside its source, not given to the compiler
+  EXPECT_THAT(composed.source, HasSubstr("namespace kernelarc_part1"));
+  // Faster than either configuration alone: promoted, the run's result.
+  auto store = store::Store::open(dir_ / "runs.db");
+  const auto candidates = store.candidates(summary.run_id);
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(summary.best_candidate, candidates.back().id);
+  EXPECT_EQ(candidates.back().proposer, "specialise");
+  EXPECT_THAT(candidates.back().knobs_json, HasSubstr("\"@parts\":2"));
+  EXPECT_THAT(candidates.back().hypothesis, HasSubstr("composed by shape class"));
+  // Every workload, the held-out one included, has its verdict rows (twice: measured again before promotion).
+  const auto verdicts = store.verdicts(candidates.back().id);
+  EXPECT_EQ(verdicts.size(), 2 * task_.workloads.size());
+  EXPECT_TRUE(std::any_of(verdicts.begin(), verdicts.end(), [](const store::VerdictRecord& v) { return v.held_out; }));
+  // The journal's last judged event is the composed candidate, promoted.
+  std::string last_judged;
+  for (const auto& event : store.events(summary.run_id))
+    if (event.kind == "judged") last_judged = event.payload_json;
+  EXPECT_THAT(last_judged, HasSubstr("\"@parts\":2"));
+  EXPECT_THAT(last_judged, HasSubstr("\"decision\":\"promoted\""));
+}
+
+TEST_F(SpecialiseRunTest, SpecialiseOneJudgesNoComposedCandidate) {
+  run(1);
+  for (const auto& source : judged_) EXPECT_TRUE(source.dispatch.empty()) << source.name;
+}
+
+TEST_F(SpecialiseRunTest, OneConfigurationBestEverywhereGivesNoComposedCandidate) {
+  task_.workloads.erase(std::remove_if(task_.workloads.begin(), task_.workloads.end(),
+                                       [&](const task::Workload& w) {
+                                         return judge::dispatch_size(task_.definition, task::resolve_workload(task_, w).axes) > kSmall;
+                                       }),
+                        task_.workloads.end());
+  run(4);
+  for (const auto& source : judged_) EXPECT_TRUE(source.dispatch.empty()) << source.name;
+}
+
+}  // namespace
+}  // namespace kernelarc::engine
