@@ -107,6 +107,8 @@ std::optional<std::vector<judge::DispatchPart>> composed_parts(const Knobs& knob
 
 std::string part_symbol(const std::string& entry, std::size_t index) { return fmt::format("{}_kernelarc_part{}", entry, index); }
 
+std::string part_namespace(std::size_t index) { return fmt::format("kernelarc_part{}", index); }
+
 judge::CandidateSource composed_source(const task::Task& task, const task::Template& tmpl, const std::vector<judge::DispatchPart>& parts) {
   if (parts.empty()) throw std::runtime_error("a composed candidate needs at least one part");
   const bool kernel_form = tmpl.form == task::TemplateForm::kernel;
@@ -133,9 +135,9 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
     text += fmt::format("\n// ---- part {}: {}; sizes {} ----\n", i, knob_text(part.knobs),
                         part.up_to ? fmt::format("up to {}", *part.up_to) : std::string("above the other parts'"));
     for (const auto& [name, value] : part.knobs) text += fmt::format("#define {} {}\n", name, value);
-    text += fmt::format("#define {} {}\nnamespace kernelarc_part{} {{\n", entry, symbol, i);
+    text += fmt::format("#define {} {}\nnamespace {} {{\n", entry, symbol, part_namespace(i));
     text += split.body;
-    text += fmt::format("}}  // namespace kernelarc_part{}\n#undef {}\n", i, entry);
+    text += fmt::format("}}  // namespace {}\n#undef {}\n", part_namespace(i), entry);
     for (const auto& [name, _] : part.knobs) text += fmt::format("#undef {}\n", name);
     for (const auto& macro : split.macros)
       if (!part.knobs.count(macro) && macro != entry) text += fmt::format("#undef {}\n", macro);
@@ -161,7 +163,7 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
     text += fmt::format("  if (num_inputs != {} || num_outputs != {}) return 1;\n", task.definition.inputs.size(), task.definition.outputs.size());
     text += fmt::format("  const double kernelarc_size = {};\n", factors.empty() ? std::string("1.0") : fmt::format("{}", fmt::join(factors, " * ")));
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      const std::string call = fmt::format("kernelarc_part{}::{}(inputs, num_inputs, outputs, num_outputs, stream)", i, part_symbol(entry, i));
+      const std::string call = fmt::format("{}::{}(inputs, num_inputs, outputs, num_outputs, stream)", part_namespace(i), part_symbol(entry, i));
       if (parts[i].up_to && i + 1 < parts.size())
         text += fmt::format("  if (kernelarc_size <= {}.0) return {};\n", *parts[i].up_to, call);
       else

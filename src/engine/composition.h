@@ -26,6 +26,8 @@ std::optional<std::vector<judge::DispatchPart>> composed_parts(const Knobs& knob
 
 // The symbol part `index` gives the template's entry (kernelarc_run, or a kernel-only template's kernel).
 std::string part_symbol(const std::string& entry, std::size_t index);
+// The namespace part `index`'s text is in: host code names its kernel "<namespace>::<part_symbol>".
+std::string part_namespace(std::size_t index);
 
 // The composed source of `parts` (bounds increasing, the last unbounded) of template `tmpl`. Throws std::runtime_error
 // when the template cannot be composed: a var axis no tensor shape names (a full source reads sizes from shapes), a

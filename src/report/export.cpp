@@ -255,7 +255,9 @@ std::string translation_unit(const Context& c, bool inline_abi) {
     for (const auto& [name, _] : c.knobs) knob_names.push_back(name);
     std::string launcher;
     try {
-      launcher = !c.parts.empty() ? kernel_launcher_cpp(c.task.definition, c.parts)
+      std::vector<std::string> kernels;
+      for (std::size_t i = 0; i < c.parts.size(); ++i) kernels.push_back(engine::part_namespace(i) + "::" + c.parts[i].launch->kernel);
+      launcher = !c.parts.empty() ? kernel_launcher_cpp(c.task.definition, c.parts, kernels)
                                   : kernel_launcher_cpp(c.task.definition, *c.tmpl->launch, launched_kernel_name(c.candidate.source, *c.tmpl->launch), knob_names);
     } catch (const std::exception& error) {
       throw ExportError(fmt::format("no host launcher can be generated for candidate {}: {}", c.candidate.id, error.what()));

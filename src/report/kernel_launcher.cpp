@@ -159,8 +159,9 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const task::
   return out + "}\n";
 }
 
-std::string kernel_launcher_cpp(const task::Definition& definition, const std::vector<judge::DispatchPart>& parts) {
-  if (parts.empty()) throw std::runtime_error("a composed candidate without parts");
+std::string kernel_launcher_cpp(const task::Definition& definition, const std::vector<judge::DispatchPart>& parts,
+                                const std::vector<std::string>& kernels) {
+  if (parts.empty() || kernels.size() != parts.size()) throw std::runtime_error("a composed candidate needs a kernel per part");
   CppNames names;
   std::vector<std::string> var_axes;
   std::string out = launcher_head(definition, "each part's kernel", names, var_axes);
@@ -175,7 +176,7 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const std::v
     for (const auto& [knob, value] : part.knobs) part_names[knob] = fmt::format("({}.0)", value);
     const bool last = i + 1 == parts.size() || !part.up_to;
     out += last ? fmt::format("  {{  /* part {}: the rest */\n", i) : fmt::format("  if (kernelarc_size <= {}.0) {{  /* part {} */\n", *part.up_to, i);
-    out += launch_code(definition, *part.launch, part.launch->kernel, part_names, var_axes);
+    out += launch_code(definition, *part.launch, kernels[i], part_names, var_axes);
     out += "  }\n";
     if (last) break;
   }
