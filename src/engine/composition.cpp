@@ -105,6 +105,11 @@ std::optional<std::vector<judge::DispatchPart>> composed_parts(const Knobs& knob
   return parts;
 }
 
+Knobs search_base(const Knobs& knobs) {
+  const auto parts = composed_parts(knobs);
+  return parts ? parts->back().knobs : knobs;
+}
+
 std::string part_symbol(const std::string& entry, std::size_t index) { return fmt::format("{}_kernelarc_part{}", entry, index); }
 
 std::string part_namespace(std::size_t index) { return fmt::format("kernelarc_part{}", index); }

@@ -24,6 +24,10 @@ Knobs composed_knobs(const std::vector<judge::DispatchPart>& parts);
 // nullopt: not a composed candidate's knobs. Throws std::invalid_argument for a malformed encoding.
 std::optional<std::vector<judge::DispatchPart>> composed_parts(const Knobs& knobs);
 
+// What a knob search goes on from when `knobs` is a composed candidate's (a resumed run whose incumbent or backup is
+// composed): its last part's configuration, the one for the largest sizes; any other knobs as they are.
+Knobs search_base(const Knobs& knobs);
+
 // The symbol part `index` gives the template's entry (kernelarc_run, or a kernel-only template's kernel).
 std::string part_symbol(const std::string& entry, std::size_t index);
 // The namespace part `index`'s text is in: host code names its kernel "<namespace>::<part_symbol>".

@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/units.h"
 #include "engine/candidate_source.h"
+#include "engine/composition.h"
 #include "engine/feedback.h"
 #include "engine/journal.h"
 #include "engine/lesson.h"
@@ -427,7 +428,7 @@ void Run::top_up_proposals() {
 
 void Run::ask_in_background(std::size_t index, const std::set<Knobs>& taken) {
   State& st = *state_;
-  const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+  const Knobs base = search_base(st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]);
   st.restart_from.reset();
   st.pending.ask(st.summary.agents[index], index, st.brains[index], context_for(index, base, taken));
 }
@@ -485,10 +486,10 @@ void Run::discard_in_flight() {
 // fastest first; when those are spent too, the agent takes another strategy (those no agent holds first) and says so.
 std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs>& taken) {
   State& st = *state_;
-  const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
-  std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? *st.restart_from : incumbent, ""}};
+  const auto incumbent = search_base(st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]);
+  std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? search_base(*st.restart_from) : incumbent, ""}};
   for (const auto& backup : st.controller.backups())
-    bases.emplace_back(st.knobs_of[static_cast<std::size_t>(backup.candidate_id)], fmt::format(" [from backup {}]", st.store_id_of[static_cast<std::size_t>(backup.candidate_id)]));
+    bases.emplace_back(search_base(st.knobs_of[static_cast<std::size_t>(backup.candidate_id)]), fmt::format(" [from backup {}]", st.store_id_of[static_cast<std::size_t>(backup.candidate_id)]));
   const auto from_any_base = [&]() -> std::optional<Proposal> {
     const auto& agent = st.summary.agents[index];
     const auto evidence = st.board.relevant(agent.strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries);

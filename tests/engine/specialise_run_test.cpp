@@ -125,6 +125,36 @@ TEST_F(SpecialiseRunTest, ARunEndsWithTheComposedCandidateJudgedAndPromotedWhenI
   EXPECT_THAT(last_judged, HasSubstr("\"decision\":\"promoted\""));
 }
 
+TEST_F(SpecialiseRunTest, AResumedRunWhoseIncumbentIsComposedSearchesFromItsParts) {
+  task_.definition.templates.front().knobs.push_back({"PREFETCH_LINES", {0, 4, 16}, "memory", "no effect in this judge"});
+  RunOptions options;
+  options.agents = 2;
+  options.budget = 14;
+  options.remeasure_start = false;
+  std::int64_t run_id = 0;
+  const auto make = [&](store::Store& store) {
+    return engine::Run(task_, options, [this](const judge::CandidateSource& source) { return judge(source); }, brains::brain_factory("search"),
+                       store);
+  };
+  {
+    auto store = store::Store::open(dir_ / "runs.db");
+    auto first = make(store);
+    const auto summary = first.execute();
+    run_id = summary.run_id;
+    ASSERT_FALSE(judged_.back().dispatch.empty());
+    ASSERT_EQ(summary.best_candidate, store.candidates(run_id).back().id) << "the run should end with its composed candidate promoted";
+  }
+  const auto composed_before = std::count_if(judged_.begin(), judged_.end(), [](const auto& s) { return !s.dispatch.empty(); });
+  auto store = store::Store::open(dir_ / "runs.db");
+  auto again = make(store);
+  const auto resumed = again.resume(run_id, 24);
+  EXPECT_GT(resumed.judged, 16);  // the first run's 14, its composed candidate measured, and more from the parts' configurations
+  // Every candidate after the resume that is not composed is a plain configuration of the template's knobs.
+  for (const auto& source : judged_)
+    if (source.dispatch.empty()) EXPECT_EQ(source.knobs.count("@parts"), 0u) << source.name;
+  EXPECT_GE(std::count_if(judged_.begin(), judged_.end(), [](const auto& s) { return !s.dispatch.empty(); }), composed_before);
+}
+
 TEST_F(SpecialiseRunTest, SpecialiseOneJudgesNoComposedCandidate) {
   run(1);
   for (const auto& source : judged_) EXPECT_TRUE(source.dispatch.empty()) << source.name;
