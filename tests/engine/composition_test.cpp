@@ -33,6 +33,9 @@ TEST(CompositionTest, KnobsRoundTripAndNameTheirParts) {
   EXPECT_EQ((*parts)[0].up_to, 20000);
   EXPECT_FALSE((*parts)[1].up_to.has_value());
   EXPECT_FALSE(composed_parts({{"KEEP_ROW", 1}}).has_value());
+  // A search goes on from the last part's configuration; a plain configuration is its own base.
+  EXPECT_EQ(search_base(knobs), (Knobs{{"KEEP_ROW", 1}}));
+  EXPECT_EQ(search_base({{"KEEP_ROW", 0}}), (Knobs{{"KEEP_ROW", 0}}));
 }
 
 TEST(CompositionTest, MalformedKnobsAreRefused) {
