@@ -19,21 +19,6 @@ constexpr const char* kFullEntry = "kernelarc_run";
 
 std::string part_prefix(std::size_t index) { return fmt::format("@p{}", index); }
 
-// Where a full source reads a var axis per call: "inputs[0]->shape[1]".
-std::string shape_reference(const task::Definition& definition, const std::string& axis) {
-  const auto find_in = [&](const std::vector<task::TensorSpec>& tensors, const char* side) -> std::string {
-    for (std::size_t t = 0; t < tensors.size(); ++t) {
-      if (!tensors[t].shape) continue;
-      for (std::size_t d = 0; d < tensors[t].shape->size(); ++d)
-        if ((*tensors[t].shape)[d] == axis) return fmt::format("{}[{}]->shape[{}]", side, t, d);
-    }
-    return "";
-  };
-  if (auto found = find_in(definition.inputs, "inputs"); !found.empty()) return found;
-  if (auto found = find_in(definition.outputs, "outputs"); !found.empty()) return found;
-  throw std::runtime_error(fmt::format("the var axis \"{}\" is in no tensor's shape, so a composed entry point cannot read its size", axis));
-}
-
 std::string knob_text(const Knobs& knobs) {
   std::vector<std::string> parts;
   for (const auto& [name, value] : knobs) parts.push_back(fmt::format("{}={}", name, value));
@@ -160,13 +145,10 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
   if (kernel_form) {
     source.launch = source.dispatch.front().launch;
   } else {
-    std::vector<std::string> factors;
-    for (const auto& axis : task.definition.axes)
-      if (axis.kind == task::AxisKind::variable) factors.push_back(fmt::format("(double){}", shape_reference(task.definition, axis.name)));
     text += "\n// ---- the entry point: the part for this call's size, by the rule the judge and exports use ----\n";
     text += "KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {\n";
     text += fmt::format("  if (num_inputs != {} || num_outputs != {}) return 1;\n", task.definition.inputs.size(), task.definition.outputs.size());
-    text += fmt::format("  const double kernelarc_size = {};\n", factors.empty() ? std::string("1.0") : fmt::format("{}", fmt::join(factors, " * ")));
+    text += fmt::format("  const double kernelarc_size = {};\n", judge::dispatch_size_cpp(task.definition));
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const std::string call = fmt::format("{}::{}(inputs, num_inputs, outputs, num_outputs, stream)", part_namespace(i), part_symbol(entry, i));
       if (parts[i].up_to && i + 1 < parts.size())

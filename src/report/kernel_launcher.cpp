@@ -12,27 +12,6 @@
 
 namespace kernelarc::report {
 
-namespace {
-
-std::string axis_variable(const std::string& axis) { return "kernelarc_axis_" + axis; }
-
-// Where a var axis can be read per call: "inputs[0]->shape[1]".
-std::string shape_reference(const task::Definition& definition, const std::string& axis) {
-  const auto find_in = [&](const std::vector<task::TensorSpec>& tensors, const char* side) -> std::string {
-    for (std::size_t t = 0; t < tensors.size(); ++t) {
-      if (!tensors[t].shape) continue;
-      for (std::size_t d = 0; d < tensors[t].shape->size(); ++d)
-        if ((*tensors[t].shape)[d] == axis) return fmt::format("{}[{}]->shape[{}]", side, t, d);
-    }
-    return "";
-  };
-  if (auto found = find_in(definition.inputs, "inputs"); !found.empty()) return found;
-  if (auto found = find_in(definition.outputs, "outputs"); !found.empty()) return found;
-  throw std::runtime_error(fmt::format("the var axis \"{}\" is in no tensor's shape, so a launcher cannot read it from the tensors", axis));
-}
-
-}  // namespace
-
 std::string launched_kernel_name(const std::string& source, const task::LaunchGeometry& launch) {
   if (!launch.kernel.empty()) return launch.kernel;
   // __global__ [qualifiers and attributes] void name(  -- what NVRTC would find as the module's only kernel.
@@ -47,6 +26,8 @@ std::string launched_kernel_name(const std::string& source, const task::LaunchGe
 }
 
 namespace {
+
+std::string axis_variable(const std::string& axis) { return "kernelarc_axis_" + axis; }
 
 // The launch of one kernel by `launch`, evaluated per call over `names` (axes and knobs), ending in a return.
 std::string launch_code(const task::Definition& definition, const task::LaunchGeometry& launch, const std::string& kernel, CppNames names,
@@ -133,7 +114,7 @@ std::string launcher_head(const task::Definition& definition, const std::string&
   out += fmt::format("  if (num_inputs != {} || num_outputs != {}) return 1;\n", definition.inputs.size(), definition.outputs.size());
   for (const auto& axis : definition.axes) {
     if (axis.kind == task::AxisKind::variable) {
-      out += fmt::format("  const long long {} = {};\n", axis_variable(axis.name), shape_reference(definition, axis.name));
+      out += fmt::format("  const long long {} = {};\n", axis_variable(axis.name), judge::axis_shape_reference(definition, axis.name));
       var_axes.push_back(axis.name);
     } else if (axis.kind == task::AxisKind::constant) {
       out += fmt::format("  const double {} = {};\n", axis_variable(axis.name), static_cast<double>(axis.value));
@@ -165,10 +146,8 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const std::v
   CppNames names;
   std::vector<std::string> var_axes;
   std::string out = launcher_head(definition, "each part's kernel", names, var_axes);
-  std::vector<std::string> factors;
-  for (const auto& axis : var_axes) factors.push_back("(double)" + axis_variable(axis));
   out += "  /* The part for this call's size, the product of the var axes: the judge's rule (judge/dispatch_rule.h). */\n";
-  out += fmt::format("  const double kernelarc_size = {};\n  (void)kernelarc_size;\n", factors.empty() ? std::string("1.0") : fmt::format("{}", fmt::join(factors, " * ")));
+  out += fmt::format("  const double kernelarc_size = {};\n  (void)kernelarc_size;\n", judge::dispatch_size_cpp(definition));
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const auto& part = parts[i];
     if (!part.launch || part.launch->kernel.empty()) throw std::runtime_error(fmt::format("part {} of the composed candidate has no kernel to launch", i));
