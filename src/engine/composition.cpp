@@ -136,11 +136,16 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
       launch.kernel = symbol;
       source.dispatch[i].launch = launch;
     }
-    names.push_back(fmt::format("{}{}", fmt::join([&] {
-      std::vector<std::string> k;
-      for (const auto& [name, value] : part.knobs) k.push_back(fmt::format("{}{}", name, value));
-      return k;
-    }(), "_"), part.up_to ? fmt::format("_upto{}", *part.up_to) : ""));
+    // The name shows what tells the parts apart: the knobs not set alike in every part, and the bounds.
+    std::vector<std::string> named;
+    for (const auto& [name, value] : part.knobs)
+      if (std::any_of(parts.begin(), parts.end(), [&](const judge::DispatchPart& other) {
+            const auto found = other.knobs.find(name);
+            return found == other.knobs.end() || found->second != value;
+          }))
+        named.push_back(fmt::format("{}{}", name, value));
+    if (part.up_to) named.push_back(fmt::format("upto{}", *part.up_to));
+    names.push_back(named.empty() ? std::string("rest") : fmt::format("{}", fmt::join(named, "_")));
   }
   if (kernel_form) {
     source.launch = source.dispatch.front().launch;
