@@ -16,6 +16,12 @@
 
 namespace kernelarc::engine {
 
+namespace {
+
+constexpr double kMinClassGain = 0.02;  // the least gain of a class over merging it with its neighbour
+
+}  // namespace
+
 std::optional<Specialisation> specialisation_of(const store::Store& store, std::int64_t run_id, const task::Task& task,
                                                 const task::Template& tmpl, std::size_t max_classes, const Knobs& first, std::string& why) {
   std::vector<std::string> uuids;
@@ -28,6 +34,7 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
   const std::string template_text = judge::read_text_file(tmpl.source);
   std::vector<Knobs> configurations;
   std::vector<std::vector<double>> times;
+  std::vector<double> spreads;  // every measurement's (q3 - q1) / median
   for (const auto& candidate : store.candidates(run_id)) {
     if (candidate.source != template_text) continue;  // a source of its own, or a composed one
     Knobs knobs;
@@ -38,15 +45,23 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
     }
     if (std::find(configurations.begin(), configurations.end(), knobs) != configurations.end()) continue;
     std::map<std::string, double> slowest;
+    std::vector<double> candidate_spreads;
     bool passed = true;
     for (const auto& verdict : store.verdicts(candidate.id)) {
       if (verdict.held_out) continue;
-      if (verdict.status != "PASSED" || !verdict.median_ns) passed = false;
-      else slowest[verdict.workload_uuid] = std::max(slowest[verdict.workload_uuid], *verdict.median_ns);
+      if (verdict.status != "PASSED" || !verdict.median_ns) {
+        passed = false;
+        continue;
+      }
+      slowest[verdict.workload_uuid] = std::max(slowest[verdict.workload_uuid], *verdict.median_ns);
+      const auto timing = nlohmann::json::parse(verdict.details_json, nullptr, false).value("timing", nlohmann::json::object());
+      if (timing.contains("q1_ns") && timing.contains("q3_ns") && *verdict.median_ns > 0)
+        candidate_spreads.push_back((timing["q3_ns"].get<double>() - timing["q1_ns"].get<double>()) / *verdict.median_ns);
     }
     std::vector<double> row;
     for (const auto& uuid : uuids) row.push_back(slowest.count(uuid) ? slowest[uuid] : 0.0);
     if (!passed || std::any_of(row.begin(), row.end(), [](double t) { return t <= 0; })) continue;
+    spreads.insert(spreads.end(), candidate_spreads.begin(), candidate_spreads.end());
     const bool is_first = knobs == first;
     configurations.insert(is_first ? configurations.begin() : configurations.end(), knobs);
     times.insert(is_first ? times.begin() : times.end(), row);
@@ -55,10 +70,19 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
     why = fmt::format("{} configuration(s) passed every visible workload: nothing to specialise", configurations.size());
     return std::nullopt;
   }
+  // A class must gain more than the measurements' own noise (the median spread, as the controller reads a candidate's),
+  // and 2% where they are quieter than that: a split on noise is no specialisation.
+  double noise = 0;
+  if (!spreads.empty()) {
+    std::nth_element(spreads.begin(), spreads.begin() + static_cast<std::ptrdiff_t>(spreads.size() / 2), spreads.end());
+    noise = spreads[spreads.size() / 2];
+  }
+  const double min_gain = std::max(kMinClassGain, noise);
   Specialisation out;
-  out.classes = choose_shape_classes(sizes, times, max_classes);
+  out.classes = choose_shape_classes(sizes, times, max_classes, min_gain);
   if (out.classes.classes.size() < 2) {
-    why = fmt::format("no configuration of {} is faster by 2% or more on a class of sizes", configurations.size());
+    why = fmt::format("no configuration of {} is faster by {:.0f}% or more on a class of sizes (the measurements' spread is {:.0f}%)",
+                      configurations.size(), 100 * min_gain, 100 * noise);
     return std::nullopt;
   }
   std::vector<judge::DispatchPart> parts;

@@ -21,7 +21,8 @@ struct Specialisation {
 
 // From run `run_id`'s candidates of template `tmpl` (its own source, knobs only) that passed every visible workload, each
 // workload timed by the slower of a candidate's measurements; `first` (the incumbent's knobs) is listed first so a tie
-// goes to it. nullopt, with `why` said, when fewer than two classes come out.
+// goes to it. A class must gain 2%, or the median spread of those measurements where it is larger, over merging with
+// its neighbour. nullopt, with `why` said, when fewer than two classes come out.
 std::optional<Specialisation> specialisation_of(const store::Store& store, std::int64_t run_id, const task::Task& task,
                                                 const task::Template& tmpl, std::size_t max_classes, const Knobs& first, std::string& why);
 
