@@ -66,6 +66,7 @@ struct RunArguments {
   int finalists = engine::RunOptions{}.finalists;
   std::size_t plateau_window = 16;
   double plateau_gain = 0.02;
+  std::size_t specialise = 4;
   CpuPeakOverrides peaks;
 };
 
@@ -216,6 +217,7 @@ int run_command(const RunArguments& args) {
       options.screening = args.screening == "on" || (args.screening == "auto" && device->kind != "cpu");
       options.screen_round = args.screen_round;
       options.finalists = args.finalists;
+      options.specialise = args.specialise;
     }
     if (options.brain == "llm") {
       if (args.resume == 0) options.llm_config = llm_config_text(args);
@@ -336,6 +338,12 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   command->add_option("--budget", args->budget, "Candidates to judge, the starting one included (with --resume: the run's new budget, to give a finished run more)")->check(whole_number(1))->capture_default_str();
   command->add_option("--time-limit", args->time_limit, "Stop after this long (600, 90s, 15m, 2h; 0: no limit)")->capture_default_str();
   command->add_option("--board-capacity", args->board_capacity, "Conclusions kept on the board: 0, K or unlimited")->capture_default_str();
+  command->add_option("--specialise", args->specialise,
+                      "At the end, judge a candidate composed of up to K configurations, each best on a class of workload sizes, "
+                      "that picks one by the shapes at launch (1: none)")
+      ->check(whole_number(1, 16))
+      ->envname("KERNELARC_SPECIALISE")
+      ->capture_default_str();
   command->add_option("--brain", args->brain, "search (the built-in knob search), random (uniform samples, a control) or llm (language models)")
       ->check(one_of({"search", "random", "llm"}))
       ->capture_default_str();

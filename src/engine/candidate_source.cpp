@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "engine/composition.h"
 #include "judge/build_cache.h"
 
 namespace kernelarc::engine {
 
 judge::CandidateSource candidate_source(const task::Task& task, const task::Template& tmpl, const Knobs& knobs,
                                         const std::map<std::int64_t, std::string>& sources) {
+  if (const auto parts = composed_parts(knobs)) return composed_source(task, tmpl, *parts);
   judge::CandidateSource source;
   source.knobs = knobs;
   source.form = tmpl.form;

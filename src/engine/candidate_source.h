@@ -1,5 +1,6 @@
 // The source the judge builds for a configuration of knobs: the template's file with those knobs, or, for a proposal
-// that brought its own source (kSourceKnob), that source, named after its hash.
+// that brought its own source (kSourceKnob), that source, named after its hash; for a composed candidate's knobs
+// (engine/composition.h), the composed source.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 #include "engine/recording.h"
 
 #include "common/hash.h"
+#include "engine/composition.h"
 
 namespace kernelarc::engine {
 
@@ -62,7 +63,8 @@ std::int64_t record_candidate(store::Store& store, std::int64_t run_id, const ju
   candidate.name = source.name;
   candidate.source_hash = common::content_hash(source.source);
   candidate.source = source.source;
-  candidate.knobs_json = json(source.knobs).dump();
+  // A composed candidate's source defines its parts' knobs itself: its record says which parts it has.
+  candidate.knobs_json = json(source.dispatch.empty() ? source.knobs : composed_knobs(source.dispatch)).dump();
   candidate.parent_id = origin.parent_id;
   candidate.proposer = origin.proposer;
   candidate.hypothesis = origin.hypothesis;

@@ -10,6 +10,7 @@
 #include "common/hash.h"
 #include "common/units.h"
 #include "engine/candidate_source.h"
+#include "engine/composition.h"
 #include "engine/feedback.h"
 #include "engine/finalists.h"
 #include "engine/journal.h"
@@ -17,6 +18,7 @@
 #include "engine/measurement.h"
 #include "engine/proposal_queue.h"
 #include "engine/recording.h"
+#include "engine/specialisation.h"
 #include "judge/backend.h"
 
 namespace kernelarc::engine {
@@ -279,6 +281,7 @@ void Run::tell_snapshot() {
 RunSummary Run::finish(const std::string& status, const std::string& reason) {
   State& st = *state_;
   discard_in_flight();
+  if (status == "finished" && options_.specialise > 1 && st.controller.incumbent()) specialise();
   RunSummary& summary = st.summary;
   summary.run_id = run_id_;
   summary.stop_reason = reason;
@@ -302,6 +305,26 @@ RunSummary Run::finish(const std::string& status, const std::string& reason) {
   });
   if (progress_) progress_(fmt::format("run {} {}: {}", run_id_, status, reason));
   return summary;
+}
+
+void Run::specialise() {
+  State& st = *state_;
+  std::string why;
+  std::optional<Specialisation> found;
+  try {
+    found = specialisation_of(store_, run_id_, task_, *template_, options_.specialise,
+                              st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)], why);
+    if (found) source_for(found->knobs);  // a template that cannot be composed says so here, not in the judge
+  } catch (const std::exception& error) {
+    found.reset();
+    why = error.what();
+  }
+  if (!found || st.tried.count(found->knobs)) {
+    if (progress_) progress_(fmt::format("  no composed candidate: {}", found ? "it was judged already" : why));
+    return;
+  }
+  if (progress_) progress_(fmt::format("  judging a candidate composed of {} configurations by shape class", found->classes.classes.size()));
+  judge_and_record(found->knobs, "specialise", "", found->hypothesis);
 }
 
 void Run::measure_start_again() {
@@ -521,7 +544,7 @@ void Run::top_up_proposals() {
 
 void Run::ask_in_background(std::size_t index, const std::set<Knobs>& taken) {
   State& st = *state_;
-  const Knobs base = st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+  const Knobs base = search_base(st.restart_from ? *st.restart_from : st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]);
   st.restart_from.reset();
   st.pending.ask(st.summary.agents[index], index, st.brains[index], context_for(index, base, taken));
 }
@@ -579,10 +602,10 @@ void Run::discard_in_flight() {
 // fastest first; when those are spent too, the agent takes another strategy (those no agent holds first) and says so.
 std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs>& taken) {
   State& st = *state_;
-  const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
-  std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? *st.restart_from : incumbent, ""}};
+  const auto incumbent = search_base(st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]);
+  std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? search_base(*st.restart_from) : incumbent, ""}};
   for (const auto& backup : st.controller.backups())
-    bases.emplace_back(st.knobs_of[static_cast<std::size_t>(backup.candidate_id)], fmt::format(" [from backup {}]", st.store_id_of[static_cast<std::size_t>(backup.candidate_id)]));
+    bases.emplace_back(search_base(st.knobs_of[static_cast<std::size_t>(backup.candidate_id)]), fmt::format(" [from backup {}]", st.store_id_of[static_cast<std::size_t>(backup.candidate_id)]));
   const auto from_any_base = [&]() -> std::optional<Proposal> {
     const auto& agent = st.summary.agents[index];
     const auto evidence = st.board.relevant(agent.strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries);

@@ -120,6 +120,9 @@ class Run {
   void force_change();
   // The starting candidate judged again beside the best at the end: the final speed-up's reference.
   void measure_start_again();
+  // At the end of a finished run: the candidate composed of the configurations best on each class of shapes
+  // (engine/specialisation.h), judged like any other, when the run's measurements call for more than one.
+  void specialise();
   RunSummary loop();
   RunSummary finish(const std::string& status, const std::string& reason);
   // The summary so far, to the snapshot callback.

@@ -12,7 +12,7 @@ json run_config(const RunOptions& options, const std::vector<std::string>& strat
           {"board_capacity", options.board_capacity ? json(*options.board_capacity) : json("unlimited")},
           {"plateau", {{"window", options.plateau.window}, {"min_gain", options.plateau.min_gain}}},
           {"min_improvement", options.controller.min_improvement}, {"backup_capacity", options.controller.backup_capacity},
-          {"baseline_ns", options.baseline_ns},
+          {"baseline_ns", options.baseline_ns}, {"specialise", options.specialise},
           {"max_cost_usd", options.max_cost_usd ? json(*options.max_cost_usd) : json()},
           {"llm", options.llm_config.empty() ? json() : json::parse(options.llm_config)},
           {"start", options.start},
@@ -47,6 +47,7 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
   } else {
     options.screening = false;
   }
+  options.specialise = config.value("specialise", std::size_t{1});  // a run recorded before specialisation goes on without
   const auto& capacity = config.at("board_capacity");
   options.board_capacity = capacity.is_string() ? std::nullopt : std::optional<std::size_t>(capacity.get<std::size_t>());
   options.plateau = {config.at("plateau").at("window").get<std::size_t>(), config.at("plateau").at("min_gain").get<double>()};

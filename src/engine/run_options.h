@@ -45,6 +45,7 @@ struct RunOptions {
   double screen_keep = 0.25;                    // the fraction of a round (faster than the incumbent) screened again, longer
   int finalists = 2;                            // at most this many of those judged in full per round
   bool remeasure_start = true;                  // judge the starting candidate again at the end: the final speed-up's reference
+  std::size_t specialise = 4;                   // at the end, a candidate composed of up to this many configurations by shape class; 1: none
 };
 
 // The options as the run's row keeps them, with what the run chose: the strategies dealt, the template, the task's own

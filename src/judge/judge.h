@@ -15,6 +15,7 @@
 
 #include "judge/backend.h"
 #include "judge/cpu_compiler.h"
+#include "judge/dispatch_rule.h"
 #include "judge/judge_protocol.h"
 #include "judge/paired_timing.h"
 #include "judge/shared_buffer.h"
@@ -93,6 +94,9 @@ struct CandidateSource {
   std::map<std::string, std::int64_t> knobs;
   task::TemplateForm form = task::TemplateForm::full;   // kernel: CUDA device code launched by the judge
   std::optional<task::LaunchGeometry> launch;           // required for the kernel form
+  // A composed candidate's configurations (engine/composition.h): a full source dispatches between them itself; for a
+  // kernel-only one the judge launches the part judge/dispatch_rule.h picks, with that part's knobs and launch.
+  std::vector<DispatchPart> dispatch;
   // A SOL-ExecBench solution that runs in the oracle process (task::runs_in_oracle: a Python solution or a torch
   // extension): its sources go to the candidate's own folder and the oracle's candidate role loads them there. `source`
   // then holds the solution.json (scanned for forbidden calls, recorded).

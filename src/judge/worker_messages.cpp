@@ -63,6 +63,7 @@ void to_json(json& out, const TensorBinding& tensor) {
 
 void to_json(json& out, const Launch& launch) {
   out = {{"grid", launch.grid}, {"block", launch.block}, {"shared_bytes", launch.shared_bytes}, {"arguments", launch.arguments}};
+  if (launch.kernel) out["kernel"] = *launch.kernel;
 }
 
 void to_json(json& out, const Bind& request) {
@@ -135,6 +136,8 @@ void from_json(const json& in, Launch& launch) {
   launch.block = in.at("block").get<std::vector<unsigned>>();
   launch.shared_bytes = in.value("shared_bytes", 0u);
   launch.arguments = in.at("arguments").get<std::vector<long long>>();
+  launch.kernel.reset();
+  if (const auto kernel = in.find("kernel"); kernel != in.end() && kernel->is_string()) launch.kernel = kernel->get<std::string>();
 }
 
 void from_json(const json& in, Bind& request) {

@@ -48,6 +48,7 @@ struct Launch {  // a kernel-only candidate's geometry, evaluated by launch_requ
   std::vector<unsigned> grid, block;
   unsigned shared_bytes = 0;
   std::vector<long long> arguments;  // every var axis, in the definition's order
+  std::optional<std::string> kernel; // a composed candidate's: the module's kernel this workload launches
 };
 
 struct Bind {

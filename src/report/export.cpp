@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "engine/composition.h"
 #include "engine/journal.h"
 #include "judge/abi_header.h"
 #include "judge/build_cache.h"
@@ -90,7 +91,8 @@ struct Context {
   store::CandidateRecord candidate;
   task::Task task;
   const task::Template* tmpl = nullptr;  // the template the candidate came from, when known
-  std::map<std::string, std::int64_t> knobs;
+  std::map<std::string, std::int64_t> knobs;        // #defined above the source (none for a composed candidate: its source defines its parts')
+  std::vector<judge::DispatchPart> parts;           // a composed candidate's (engine/composition.h)
   bool on_cuda = false;
   bool kernel_form = false;
   Measurement measured;
@@ -160,6 +162,16 @@ Context load_context(const store::Store& store, const ExportRequest& request) {
   c.on_cuda = run->device.rfind("cuda", 0) == 0;
   c.tmpl = template_of(c.task, *run, c.candidate, c.on_cuda ? "cuda" : "cpu");
   c.kernel_form = c.on_cuda && c.tmpl && c.tmpl->form == task::TemplateForm::kernel && c.tmpl->launch;
+  try {
+    if (auto parts = engine::composed_parts(c.knobs)) {
+      c.parts = std::move(*parts);
+      c.knobs.clear();
+      // A kernel-only part's launch: the template's, with the kernel the composed module renamed for it.
+      if (c.kernel_form) c.parts = engine::composed_source(c.task, *c.tmpl, c.parts).dispatch;
+    }
+  } catch (const std::exception& error) {
+    throw ExportError(fmt::format("candidate {} is composed, but its parts cannot be read: {}", c.candidate.id, error.what()));
+  }
   if (c.on_cuda && !c.kernel_form && !has_entry_point(c.candidate.source))
     throw ExportError(fmt::format("candidate {} is CUDA device code without a host entry point, and no template of task {} says how "
                                   "to launch it", c.candidate.id, c.task.definition.name));
@@ -187,6 +199,12 @@ std::string comment_block(const Context& c, const std::vector<std::string>& extr
   std::vector<std::string> knob_text;
   for (const auto& [name, value] : c.knobs) knob_text.push_back(fmt::format("{}={}", name, value));
   if (!knob_text.empty()) lines.push_back(fmt::format("Knobs: {} (the #defines below).", fmt::join(knob_text, " ")));
+  for (std::size_t i = 0; i < c.parts.size(); ++i) {
+    std::vector<std::string> part_knobs;
+    for (const auto& [name, value] : c.parts[i].knobs) part_knobs.push_back(fmt::format("{}={}", name, value));
+    lines.push_back(fmt::format("Part {} of {}: {}; calls whose size (the product of the var axes) is {}.", i, c.parts.size(), fmt::join(part_knobs, " "),
+                                c.parts[i].up_to && i + 1 < c.parts.size() ? fmt::format("at most {}", *c.parts[i].up_to) : "above the other parts'"));
+  }
   lines.insert(lines.end(), extra.begin(), extra.end());
   std::string out;
   for (auto line : lines) {
@@ -237,7 +255,10 @@ std::string translation_unit(const Context& c, bool inline_abi) {
     for (const auto& [name, _] : c.knobs) knob_names.push_back(name);
     std::string launcher;
     try {
-      launcher = kernel_launcher_cpp(c.task.definition, *c.tmpl->launch, launched_kernel_name(c.candidate.source, *c.tmpl->launch), knob_names);
+      std::vector<std::string> kernels;
+      for (std::size_t i = 0; i < c.parts.size(); ++i) kernels.push_back(engine::part_namespace(i) + "::" + c.parts[i].launch->kernel);
+      launcher = !c.parts.empty() ? kernel_launcher_cpp(c.task.definition, c.parts, kernels)
+                                  : kernel_launcher_cpp(c.task.definition, *c.tmpl->launch, launched_kernel_name(c.candidate.source, *c.tmpl->launch), knob_names);
     } catch (const std::exception& error) {
       throw ExportError(fmt::format("no host launcher can be generated for candidate {}: {}", c.candidate.id, error.what()));
     }
@@ -316,6 +337,7 @@ std::string export_solution(const Context& c, const std::vector<std::string>& ta
                                c.measured.medians.size());
   description += fmt::format("; correct on all {} workloads judged", c.measured.workloads);
   if (!knob_text.empty()) description += fmt::format("; knobs {}", fmt::join(knob_text, " "));
+  if (!c.parts.empty()) description += fmt::format("; composed of {} configurations, one per class of workload sizes, picked at launch", c.parts.size());
   if (c.kernel_form) description += "; kernel-only, with a generated host launcher";
   description += ".";
   json solution = {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "judge/dispatch_rule.h"
 #include "task/task.h"
 
 namespace kernelarc::report {
@@ -21,5 +22,12 @@ std::string launched_kernel_name(const std::string& source, const task::LaunchGe
 // std::invalid_argument for an expression over names that are neither axes nor knobs.
 std::string kernel_launcher_cpp(const task::Definition& definition, const task::LaunchGeometry& launch, const std::string& kernel,
                                 const std::vector<std::string>& knob_names);
+
+// The launcher of a composed kernel-only candidate (engine/composition.h): the part the judge's rule picks for the call's
+// shapes (judge/dispatch_rule.h), launched by that part's geometry with its knob values written in (each part's knob
+// macros are gone by the end of the composed source). `kernels`: each part's kernel as C++ names it (in its part's
+// namespace). Returns and throws as the one above.
+std::string kernel_launcher_cpp(const task::Definition& definition, const std::vector<judge::DispatchPart>& parts,
+                                const std::vector<std::string>& kernels);
 
 }  // namespace kernelarc::report

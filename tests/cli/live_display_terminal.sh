@@ -23,7 +23,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # Starts a run in a new session of WIDTHxHEIGHT named NAME; the pane stays after the command ends.
 start() {
   local name=$1 width=$2 height=$3
-  local command="cd '$out' && KERNELARC_CACHE_DIR='$out/cache' TERM=xterm-256color '$kernelarc' run '$task' --agents 4 --budget 10 --seed 5 \
+  local command="cd '$out' && KERNELARC_CACHE_DIR='$out/cache' TERM=xterm-256color '$kernelarc' run '$task' --agents 4 --budget 10 --seed 5 --specialise 1 \
 --rounds 1 --warmup 1 --iterations 3 --cpu-bandwidth 20 --cpu-gflops 100 --store '$out/$name.db'; echo \"exit code \$?\"; sleep 600"
   tmux_ "$name" new-session -d -s "$name" -x "$width" -y "$height" "$command"
   tmux_ "$name" set-option -g window-size manual

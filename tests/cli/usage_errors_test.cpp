@@ -41,6 +41,10 @@ INSTANTIATE_TEST_SUITE_P(
     Cli, UsageErrorTest,
     ::testing::Values(
         UsageCase{{"run", "softmax", "--budget", "0"}, "kernelarc run: --budget must be at least 1 (got 0)\n  kernelarc help run says more\n"},
+        UsageCase{{"run", "softmax", "--specialise", "0"},
+                  "kernelarc run: --specialise must be at least 1 (got 0)\n  kernelarc help run says more\n"},
+        UsageCase{{"run", "softmax", "--specialise", "17"},
+                  "kernelarc run: --specialise must be at most 16 (got 17)\n  kernelarc help run says more\n"},
         UsageCase{{"run", "softmax", "--budget", "many"},
                   "kernelarc run: --budget must be a whole number (got \"many\")\n  kernelarc help run says more\n"},
         UsageCase{{"run", "softmax", "--budget", "99999999999999999999"},

@@ -18,6 +18,8 @@
 #include <string>
 
 #include "common/subprocess.h"
+#include "engine/composition.h"
+#include "judge/dispatch_rule.h"
 #include "judge/cuda/cuda_compiler.h"
 #include "judge/cuda/cuda_driver.h"
 #include "judge/cuda/gpu_calibration.h"
@@ -337,6 +339,46 @@ TEST_F(GpuJudgeTest, AKernelOnlyCandidateAfterACorrectOneIsJudgedOnItsOwn) {
   expect_every_workload(second, Status::incorrect_numerical, "unwritten");
   const auto third = judge.evaluate(correct);
   EXPECT_TRUE(third.passed()) << describe(third);
+}
+
+// Issue 25 item 3 on a GPU: a composed kernel-only candidate (engine/composition.h) is one module with a kernel per part;
+// each workload, held-out ones included, launches the part its size picks. A probe part that writes nothing fails
+// exactly the workloads the rule sends it.
+TEST_F(GpuJudgeTest, AComposedKernelOnlyCandidateLaunchesEachWorkloadsPart) {
+  SKIP_WITHOUT_GPU();
+  const task::Task task = load(tasks_directory() / "add_rmsnorm", {"add_rmsnorm-1x2048", "add_rmsnorm-4x4096", "add_rmsnorm-16x5120",
+                                                                   "add_rmsnorm-9x2048", "add_rmsnorm-33x4096"});
+  constexpr std::int64_t kBound = 20000;
+  const task::Template* rows = nullptr;
+  for (const auto& t : task.definition.templates)
+    if (t.name == "rows_cuda") rows = &t;
+  ASSERT_NE(rows, nullptr);
+  std::map<std::string, std::int64_t> first, second;
+  for (const auto& knob : rows->knobs) first[knob.name] = knob.values.front();
+  second = first;
+  second["BLOCK"] = 32, second["ROWS_PER_BLOCK"] = 4;
+  Judge judge(task, options(), peaks());
+  const auto honest = judge.evaluate(engine::composed_source(task, *rows, {{first, kBound, std::nullopt}, {second, std::nullopt, std::nullopt}}));
+  EXPECT_TRUE(honest.passed()) << describe(honest);
+  EXPECT_EQ(honest.workloads.size(), task.workloads.size());
+
+  task::Template probe = *rows;
+  probe.name = "lazy_probe";
+  probe.source = *root_ / "lazy_probe.cu";
+  std::ofstream(probe.source) << "#if LAZY\nextern \"C\" __global__ void add_rmsnorm_rows(const __nv_bfloat16* x, const __nv_bfloat16* residual, "
+                                 "const __nv_bfloat16* weight, const float* eps, __nv_bfloat16* out, __nv_bfloat16* new_residual, long long tokens, "
+                                 "long long hidden) {}\n#else\n"
+                              << read_text(rows->source) << "\n#endif\n";
+  auto lazy_first = first, honest_second = second;
+  lazy_first["LAZY"] = 1;
+  honest_second["LAZY"] = 0;
+  const auto verdict = judge.evaluate(engine::composed_source(task, probe, {{lazy_first, kBound, std::nullopt}, {honest_second, std::nullopt, std::nullopt}}));
+  ASSERT_EQ(verdict.workloads.size(), task.workloads.size()) << describe(verdict);
+  for (const auto& row : verdict.workloads) {
+    const auto& workload = *std::find_if(task.workloads.begin(), task.workloads.end(), [&](const auto& w) { return w.uuid == row.uuid; });
+    const bool lazy = dispatch_size(task.definition, task::resolve_workload(task, workload).axes) <= static_cast<double>(kBound);
+    EXPECT_EQ(status_name(row.status), status_name(lazy ? Status::incorrect_numerical : Status::passed)) << row.uuid << "\n" << describe(verdict);
+  }
 }
 
 // Issue 6 on a GPU: the PyTorch reference runs on the judge's GPU (this one refuses to run anywhere else), and T_b is each

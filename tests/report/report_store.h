@@ -29,6 +29,7 @@ struct RecordedCandidate {
   double time_ns = 1000;           // the first workload's median; the others are multiples
   std::string status = "PASSED";   // every workload's verdict
   double again_ns = 0;             // > 0: measured a second time (before a promotion), the first workload at this
+  std::string source;              // empty: the template's
 };
 
 struct RecordedRun {
@@ -114,7 +115,7 @@ inline RecordedRun record_run(store::Store& store, const task::Task& task, const
       for (const auto& [name, value] : spec.knobs) knob_text += (knob_text.empty() ? "" : "_") + name + std::to_string(value);
       candidate.name = task.definition.name + "." + tmpl.name + "." + knob_text;
       candidate.source_hash = "test";
-      candidate.source = source;
+      candidate.source = spec.source.empty() ? source : spec.source;
       candidate.knobs_json = json(spec.knobs).dump();
       candidate.parent_id = best;
       candidate.proposer = number == 0 ? "start" : "agent-1";

@@ -209,6 +209,9 @@ class GpuWorker {
       for (std::size_t i = 0; i < 3 && i < launch->block.size(); ++i) geometry.block[i] = launch->block[i];
       geometry.shared_bytes = launch->shared_bytes;
       geometry.arguments = launch->arguments;
+      // A composed module holds a kernel per part: this workload's is named in its launch.
+      if (launch->kernel && module_ && api_.module_get_function(&function_, module_, launch->kernel->c_str()) != CUDA_SUCCESS)
+        return {{"ok", false}, {"error", fmt::format("no extern \"C\" __global__ function named {} in the module", *launch->kernel)}};
       if (!function_) throw std::runtime_error("bind with a launch but no kernel loaded");
       if (geometry.shared_bytes > 48 * 1024)
         check(api_, api_.func_set_attribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(geometry.shared_bytes)),

@@ -1,0 +1,44 @@
+#include "judge/dispatch_rule.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace kernelarc::judge {
+
+double dispatch_size(const task::Definition& definition, const task::Bindings& axes) {
+  double size = 1;
+  for (const auto& axis : definition.axes)
+    if (axis.kind == task::AxisKind::variable) size *= axes.at(axis.name);
+  return size;
+}
+
+std::string axis_shape_reference(const task::Definition& definition, const std::string& axis) {
+  const auto find_in = [&](const std::vector<task::TensorSpec>& tensors, const char* side) -> std::string {
+    for (std::size_t t = 0; t < tensors.size(); ++t) {
+      if (!tensors[t].shape) continue;
+      for (std::size_t d = 0; d < tensors[t].shape->size(); ++d)
+        if ((*tensors[t].shape)[d] == axis) return fmt::format("{}[{}]->shape[{}]", side, t, d);
+    }
+    return "";
+  };
+  if (auto found = find_in(definition.inputs, "inputs"); !found.empty()) return found;
+  if (auto found = find_in(definition.outputs, "outputs"); !found.empty()) return found;
+  throw std::runtime_error(fmt::format("the var axis \"{}\" is in no tensor's shape, so an entry point cannot read it from the tensors", axis));
+}
+
+std::string dispatch_size_cpp(const task::Definition& definition) {
+  std::string out;
+  for (const auto& axis : definition.axes)
+    if (axis.kind == task::AxisKind::variable) out += fmt::format("{}(double){}", out.empty() ? "" : " * ", axis_shape_reference(definition, axis.name));
+  return out.empty() ? "1.0" : out;
+}
+
+std::size_t dispatched_part(const std::vector<DispatchPart>& parts, double size) {
+  if (parts.empty()) throw std::logic_error("a composed candidate without parts");
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i)
+    if (!parts[i].up_to || size <= static_cast<double>(*parts[i].up_to)) return i;
+  return parts.size() - 1;
+}
+
+}  // namespace kernelarc::judge

@@ -1,0 +1,87 @@
+// A composed candidate's knobs and source: the parts survive the store's flat knob map, and the source holds each part
+// in its own namespace with its knobs, and an entry point that dispatches by the judge's rule.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "engine/candidate_source.h"
+#include "engine/composition.h"
+#include "task/task.h"
+
+namespace kernelarc::engine {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::vector<judge::DispatchPart> two_parts() {
+  judge::DispatchPart small, large;
+  small.knobs = {{"KEEP_ROW", 0}};
+  small.up_to = 20000;
+  large.knobs = {{"KEEP_ROW", 1}};
+  return {small, large};
+}
+
+TEST(CompositionTest, KnobsRoundTripAndNameTheirParts) {
+  const auto knobs = composed_knobs(two_parts());
+  EXPECT_EQ(knobs, (Knobs{{"@parts", 2}, {"@p0.KEEP_ROW", 0}, {"@p0<=", 20000}, {"@p1.KEEP_ROW", 1}}));
+  const auto parts = composed_parts(knobs);
+  ASSERT_TRUE(parts.has_value());
+  ASSERT_EQ(parts->size(), 2u);
+  EXPECT_EQ((*parts)[0].knobs, (Knobs{{"KEEP_ROW", 0}}));
+  EXPECT_EQ((*parts)[0].up_to, 20000);
+  EXPECT_FALSE((*parts)[1].up_to.has_value());
+  EXPECT_FALSE(composed_parts({{"KEEP_ROW", 1}}).has_value());
+  // A search goes on from the last part's configuration; a plain configuration is its own base.
+  EXPECT_EQ(search_base(knobs), (Knobs{{"KEEP_ROW", 1}}));
+  EXPECT_EQ(search_base({{"KEEP_ROW", 0}}), (Knobs{{"KEEP_ROW", 0}}));
+}
+
+TEST(CompositionTest, MalformedKnobsAreRefused) {
+  EXPECT_THROW(composed_parts({{"@parts", 2}, {"@p0.A", 1}, {"@p1.A", 2}}), std::invalid_argument);      // part 0 has no bound
+  EXPECT_THROW(composed_parts({{"@parts", 2}, {"@p0<=", 5}, {"@p2.A", 2}}), std::invalid_argument);      // no part 2
+  EXPECT_THROW(composed_parts({{"@parts", 2}, {"@p0<=", 5}, {"BLOCK", 2}}), std::invalid_argument);      // a plain knob
+  EXPECT_THROW(composed_parts({{"@parts", 3}, {"@p0<=", 5}, {"@p1<=", 5}}), std::invalid_argument);     // bounds not increasing
+  EXPECT_THROW(composed_parts({{"@parts", 0}}), std::invalid_argument);
+}
+
+TEST(CompositionTest, AFullSourceGetsItsPartsInNamespacesAndADispatchingEntryPoint) {
+  const auto task = task::load_task(fs::path(KERNELARC_TASKS) / "add_rmsnorm");
+  const auto& tmpl = task.definition.templates.front();
+  ASSERT_EQ(tmpl.name, "fused");
+  const auto source = candidate_source(task, tmpl, composed_knobs(two_parts()), {});
+  EXPECT_TRUE(source.knobs.empty());
+  ASSERT_EQ(source.dispatch.size(), 2u);
+  EXPECT_EQ(source.name, "add_rmsnorm.fused.composed.KEEP_ROW0_upto20000.KEEP_ROW1");  // what tells the parts apart
+  const auto& text = source.source;
+  // Includes above every part, each part's knobs defined and undefined around its namespace.
+  EXPECT_LT(text.find("#include <vector>"), text.find("namespace kernelarc_part0"));
+  EXPECT_THAT(text, HasSubstr("#define KEEP_ROW 0\n#define kernelarc_run kernelarc_run_kernelarc_part0\nnamespace kernelarc_part0 {"));
+  EXPECT_THAT(text, HasSubstr("#undef KEEP_ROW\n"));
+  EXPECT_THAT(text, HasSubstr("const double kernelarc_size = (double)inputs[0]->shape[0] * (double)inputs[0]->shape[1];"));
+  EXPECT_THAT(text, HasSubstr("if (kernelarc_size <= 20000.0) return kernelarc_part0::kernelarc_run_kernelarc_part0("));
+  EXPECT_THAT(text, HasSubstr("return kernelarc_part1::kernelarc_run_kernelarc_part1("));
+}
+
+TEST(CompositionTest, AKernelOnlySourceRenamesEachPartsKernelForTheJudgeToPick) {
+  const auto task = task::load_task(fs::path(KERNELARC_TASKS) / "add_rmsnorm");
+  const task::Template* rows = nullptr;
+  for (const auto& t : task.definition.templates)
+    if (t.name == "rows_cuda") rows = &t;
+  ASSERT_NE(rows, nullptr);
+  Knobs first;
+  for (const auto& knob : rows->knobs) first[knob.name] = knob.values.front();
+  Knobs second = first;
+  second["BLOCK"] = 32;
+  const auto source = composed_source(task, *rows, {{first, 16, std::nullopt}, {second, std::nullopt, std::nullopt}});
+  ASSERT_EQ(source.dispatch.size(), 2u);
+  EXPECT_EQ(source.dispatch[0].launch->kernel, "add_rmsnorm_rows_kernelarc_part0");
+  EXPECT_EQ(source.dispatch[1].launch->kernel, "add_rmsnorm_rows_kernelarc_part1");
+  EXPECT_EQ(source.launch->kernel, "add_rmsnorm_rows_kernelarc_part0");
+  EXPECT_THAT(source.source, HasSubstr("#define add_rmsnorm_rows add_rmsnorm_rows_kernelarc_part1"));
+  EXPECT_THAT(source.source, ::testing::Not(HasSubstr("KERNELARC_CANDIDATE(")));
+}
+
+}  // namespace
+}  // namespace kernelarc::engine
