@@ -258,8 +258,8 @@ void Run::pair_start_with_best() {
   RunSummary& summary = state_->summary;
   if (progress_) progress_(fmt::format("  timing the start (candidate {}) and the best (candidate {}) side by side for the final speed-up",
                                        summary.start_candidate, summary.best_candidate));
-  const auto start_number = static_cast<std::int64_t>(state_->knobs_of.size());
-  journal::PairedRecord record = pair_up(state_->knobs_of[state_->start_number], summary.best_knobs, start_number);
+  const auto seed_number = static_cast<std::int64_t>(state_->knobs_of.size());  // after every candidate's own
+  journal::PairedRecord record = pair_up(state_->knobs_of[state_->start_number], summary.best_knobs, seed_number);
   event(journal::StartPaired{summary.start_candidate, summary.best_candidate, record});
   if (record.outcome != PairedOutcome::failed && record.result.pairs > 0) summary.start_vs_best = record.result;
   if (progress_)

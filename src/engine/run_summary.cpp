@@ -10,6 +10,12 @@ ModelUsage RunSummary::usage() const {
   return total;
 }
 
+json paired_speedup_json(const RunSummary& summary) {
+  if (!summary.start_vs_best) return json();
+  const auto& p = *summary.start_vs_best;
+  return {{"ratio", p.ratio}, {"upper_bound", p.upper_bound}, {"pairs", p.pairs}, {"reason", p.reason}};
+}
+
 json run_result(const RunSummary& summary, int budget) {
   return {{"stop_reason", summary.stop_reason}, {"judged", summary.judged}, {"screened", summary.screened}, {"budget", budget}, {"promotions", summary.promotions},
           {"plateaus", summary.plateaus}, {"start_ns", summary.start.time_ns},
@@ -19,9 +25,7 @@ json run_result(const RunSummary& summary, int budget) {
           {"best_candidate", summary.best ? json(summary.best_candidate) : json()},
           {"best_knobs", summary.best_knobs},
           {"speedup", summary.speed_up() ? json(*summary.speed_up()) : json()},
-          {"paired_speedup", summary.start_vs_best ? json({{"ratio", summary.start_vs_best->ratio}, {"upper_bound", summary.start_vs_best->upper_bound},
-                                                            {"pairs", summary.start_vs_best->pairs}, {"reason", summary.start_vs_best->reason}})
-                                                   : json()}, {"usage", usage_json(summary.usage())}};
+          {"paired_speedup", paired_speedup_json(summary)}, {"usage", usage_json(summary.usage())}};
 }
 
 }  // namespace kernelarc::engine

@@ -52,6 +52,8 @@ struct RunSummary {
   nlohmann::json sandbox;                  // the walls the candidates ran behind ({"active": [...], "unavailable": [...]}); null: none
 };
 
+// The start and the best timed side by side, as the summaries say it (null without it).
+nlohmann::json paired_speedup_json(const RunSummary& summary);
 // The result a finished run's row keeps (and its run_finished event), out of the final summary.
 nlohmann::json run_result(const RunSummary& summary, int budget);
 

@@ -85,7 +85,7 @@ json summary_json(const engine::RunSummary& s) {
           {"best_ns", s.best ? json(s.best->time_ns) : json()},
           {"best_candidate", s.best_candidate > 0 ? json(s.best_candidate) : json()},
           {"speedup", s.speed_up() ? json(*s.speed_up()) : json()},
-          {"paired_speedup", s.start_vs_best.has_value()},
+          {"paired_speedup", engine::paired_speedup_json(s)},
           {"sol_fraction", s.best ? json(s.best->sol_fraction) : json()},
           {"sol_score", s.best && s.best->sol_score ? json(*s.best->sol_score) : json()},
           {"best_knobs", s.best_knobs},

@@ -18,6 +18,20 @@ using svg::escape;
 using html::color, html::table, html::time_text, html::time_axis;
 using html::kTableRows;
 
+namespace {
+
+// The best against the start: timed side by side at the end when the run did, else the two times the run recorded.
+std::string speed_up_text(const json& summary, double start_ns, double best_ns) {
+  if (summary.is_object() && summary.value("paired_speedup", json()).is_object()) {
+    const auto& paired = summary["paired_speedup"];
+    const double ratio = paired.value("ratio", 0.0);
+    if (ratio > 0) return fmt::format("{} than the start, timed side by side: {}", common::speed_ratio(ratio, 1.0), paired.value("reason", std::string()));
+  }
+  return common::speed_ratio(start_ns, best_ns) + " than the start";
+}
+
+}  // namespace
+
 std::string summary_section(const RunData& d) {
   const json summary = parse_or_empty(d.run.summary_json);
   const json config = parse_or_empty(d.run.config_json);
@@ -29,9 +43,10 @@ std::string summary_section(const RunData& d) {
     if ((c.decision == "first" || c.decision == "promoted") && c.incumbent_ns > 0) (start == 0 ? start : best) = c.incumbent_ns, best = c.incumbent_ns;
   if (summary.is_object() && summary.value("start_again_ns", json()).is_number()) start = std::min(start, summary["start_again_ns"].get<double>());
   std::vector<std::vector<std::string>> rows = {
-      {"candidates judged", fmt::format("{}{}", d.candidates.size(), config.contains("budget") ? " of a budget of " + config["budget"].dump() : "")},
+      {"candidates judged", fmt::format("{}{}{}", d.candidates.size(), config.contains("budget") ? " of a budget of " + config["budget"].dump() : "",
+                                        d.screened > 0 ? fmt::format(", {} screened", d.screened) : "")},
       {"start", time_text(start)},
-      {"best", best > 0 ? fmt::format("{} ({} than the start){}", common::format_time_ns(best), common::speed_ratio(start, best),
+      {"best", best > 0 ? fmt::format("{} ({}){}", common::format_time_ns(best), speed_up_text(summary, start, best),
                                       d.best ? fmt::format(", candidate {}", d.best->id) : "")
                         : "-"},
       {"promotions", std::to_string(std::count_if(d.candidates.begin(), d.candidates.end(), [](const CandidatePoint& c) { return c.decision == "promoted"; }))},
