@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -212,6 +213,13 @@ TEST(SweepGeometryTest, EveryBuiltInKernelTemplateLaunchesOnEveryWorkloadAtEachS
       EXPECT_EQ(out["refused"], 0) << entry.path();
       for (const auto& tmpl : out["templates"]) {
         ++templates;
+        ASSERT_FALSE(tmpl["configurations"].empty()) << entry.path();
+        EXPECT_EQ(tmpl["configurations"][0]["label"], "default") << entry.path() << ": the default knobs break a constraint";
+        // The kernel the launch names is an extern "C" __global__ function of the source (found there by the driver).
+        const std::string kernel = tmpl["kernel"];
+        const std::regex declared("extern\\s+\"C\"\\s+__global__[^;{]*?\\b" + kernel + "\\s*\\(");
+        EXPECT_TRUE(!kernel.empty() && std::regex_search(read_file(entry.path() / tmpl["source"].get<std::string>()), declared))
+            << entry.path() << ": no extern \"C\" __global__ " << kernel << "( in " << tmpl["source"];
         for (const auto& configuration : tmpl["configurations"]) launches += static_cast<int>(configuration["workloads"].size());
       }
     }
