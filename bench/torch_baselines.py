@@ -7,6 +7,7 @@ which at decode sizes is most of a host-side timing. Writes, per task, OUT/TASK-
 how they were taken) and OUT/TASK-baseline.json (uuid -> the faster of the two, in ms: `kernelarc run --baseline-file`).
 
     python3 bench/torch_baselines.py OUT_DIR softmax add_rmsnorm matmul [--tasks-dir tasks] [--iterations 50]
+        [--workloads uuid,uuid]
 """
 import argparse
 import json
@@ -68,6 +69,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--no-compile", action="store_true", help="eager only")
+    parser.add_argument("--workloads", help="only these workload uuids, comma-separated (default: every workload)")
     options = parser.parse_args()
     precision = pin_precision()
     out = pathlib.Path(options.out)
@@ -76,6 +78,12 @@ def main():
     flush = torch.empty(2 * properties.L2_cache_size // 4 + 1, dtype=torch.float32, device="cuda")
     for name in options.tasks:
         definition, workloads, reference = load_task(pathlib.Path(options.tasks_dir) / name)
+        if options.workloads:
+            wanted = options.workloads.split(",")
+            missing = sorted(set(wanted) - {w["uuid"] for w in workloads})
+            if missing:
+                parser.error(f"task {name} has no workload {', '.join(missing)}")
+            workloads = [w for w in workloads if w["uuid"] in wanted]
         rows, baseline = [], {}
         for workload in workloads:
             generator = torch.Generator(device="cuda").manual_seed(1)

@@ -1,5 +1,6 @@
 // kernelarc sweep TASK --template T --knob NAME=v1,v2,...: a template's knob grid screened (judge/screening.h), one row
-// per configuration and workload, as a table, JSON or CSV. Records nothing and promotes nothing.
+// per configuration and workload, as a table, JSON or CSV. Records nothing and promotes nothing. With --geometry, each
+// configuration's launch instead (cli/sweep_geometry.h): nothing built or run.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,6 +12,7 @@
 #include "cli/csv_output.h"
 #include "cli/option_checks.h"
 #include "cli/options.h"
+#include "cli/sweep_geometry.h"
 #include "common/units.h"
 #include "engine/knob_sweep.h"
 #include "judge/screening.h"
@@ -26,6 +28,9 @@ struct SweepArguments {
   std::string task;
   std::string template_name;
   std::vector<std::string> knobs;      // NAME=v1,v2,...
+  bool each_knob = false;              // the default, then one knob changed at a time, instead of a grid
+  bool geometry = false;               // the launches only: nothing built or timed
+  int num_sms = task::kDefaultNumSms;  // the SM count --geometry's launch rules see
   std::vector<std::string> workloads;  // uuids; empty: every workload
   std::string device = "cpu";
   std::optional<int> iterations;       // default: the backend's screening protocol
@@ -85,11 +90,48 @@ const task::Template& find_template(const task::Task& task, const SweepArguments
   return *found;
 }
 
-// Only the swept knobs: the others are at their defaults in every configuration.
-std::string configuration_label(const task::KnobValues& knobs, const SweptKnobs& swept) {
+// The swept knobs (the others are at their defaults in every configuration); with none swept (--each-knob, or the
+// default alone), the knobs that differ from the default.
+std::string configuration_label(const task::Template& tmpl, const task::KnobValues& knobs, const SweptKnobs& swept) {
+  if (swept.empty()) return task::changed_knobs_label(tmpl, knobs);
   std::vector<std::string> parts;
   for (const auto& [name, values] : swept) parts.push_back(fmt::format("{}={}", name, knobs.at(name)));
-  return parts.empty() ? "default" : fmt::format("{}", fmt::join(parts, " "));
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+task::KnobGrid knob_grid(const task::Template& tmpl, const SweepArguments& args, const SweptKnobs& swept) {
+  return args.each_knob ? task::single_knob_changes(tmpl) : task::expand_knob_grid(tmpl, swept);
+}
+
+// --geometry: the template named, else every kernel-only CUDA template of the task (launch rules belong to those alone).
+int run_geometry(const SweepArguments& args) {
+  task::Task task;
+  std::vector<TemplateGrid> grids;
+  try {
+    task = load_task_argument(args.task, args.extensions);
+    keep_only_workloads(task, args.workloads);
+    if (args.no_held_out) std::erase_if(task.workloads, [](const task::Workload& w) { return w.held_out; });
+    const SweptKnobs swept = parse_swept_knobs(args.knobs);
+    for (const auto& tmpl : task.definition.templates) {
+      if (args.template_name.empty() ? !tmpl.launch : tmpl.name != args.template_name) continue;
+      if (!tmpl.launch)
+        throw std::runtime_error(fmt::format("template \"{}\" is not a kernel-only CUDA template: the judge does not launch it", tmpl.name));
+      grids.push_back({&tmpl, knob_grid(tmpl, args, swept)});
+    }
+    if (grids.empty())
+      throw std::runtime_error(args.template_name.empty() ? fmt::format("task {} has no kernel-only CUDA template", task.definition.name)
+                                                          : fmt::format("task {} has no template named \"{}\"", task.definition.name, args.template_name));
+    if (grids.size() > 1 && !swept.empty())
+      throw std::runtime_error(fmt::format("task {} has {} kernel-only CUDA templates: give --template with --knob", task.definition.name, grids.size()));
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "kernelarc sweep: {}\n", error.what());
+    return kExitUsage;
+  }
+  const json out = sweep_geometry(task, grids, args.num_sms);
+  if (args.json_output) std::cout << out.dump(2) << std::endl;
+  else if (args.csv_output) std::cout << sweep_geometry_csv(out) << std::flush;
+  else print_sweep_geometry(out);
+  return out["refused"].get<int>() == 0 ? kExitOk : kExitFailed;
 }
 
 std::string status_text(const judge::ScreenedWorkload& row) {
@@ -119,7 +161,7 @@ json sweep_json(const task::Task& task, const task::Template& tmpl, const SweepA
               {"seconds", sweep.seconds}, {"configurations_per_minute", sweep.configurations_per_minute()}};
   for (const auto& [name, values] : swept) out["swept"][name] = values;
   for (const auto& screening : sweep.screenings) {
-    json configuration = {{"name", screening.name}, {"label", configuration_label(screening.knobs, swept)}, {"knobs", screening.knobs},
+    json configuration = {{"name", screening.name}, {"label", configuration_label(tmpl, screening.knobs, swept)}, {"knobs", screening.knobs},
                           {"outcome", judge::screening_outcome_name(screening.outcome)},
                           {"geomean_ns", screening.geomean_ns() ? json(*screening.geomean_ns()) : json()},
                           {"seconds", screening.seconds}, {"phase_seconds", screening.phase_seconds},
@@ -129,7 +171,7 @@ json sweep_json(const task::Task& task, const task::Template& tmpl, const SweepA
     out["configurations"].push_back(std::move(configuration));
   }
   for (const auto& skipped : grid.skipped)
-    out["skipped"].push_back({{"label", configuration_label(skipped.knobs, swept)}, {"knobs", skipped.knobs}, {"constraint", skipped.constraint}});
+    out["skipped"].push_back({{"label", configuration_label(tmpl, skipped.knobs, swept)}, {"knobs", skipped.knobs}, {"constraint", skipped.constraint}});
   return out;
 }
 
@@ -179,6 +221,7 @@ void print_table(const json& out) {
 }
 
 int run_sweep(const SweepArguments& args) {
+  if (args.geometry) return run_geometry(args);
   const auto device = parse_device(args.device);
   if (!device) {
     fmt::print(stderr, "kernelarc sweep: unknown device \"{}\" (expected {})\n", args.device, judge::known_device_names());
@@ -197,7 +240,7 @@ int run_sweep(const SweepArguments& args) {
     keep_only_workloads(task, args.workloads);
     tmpl = &find_template(task, args, device->kind);
     swept = parse_swept_knobs(args.knobs);
-    grid = task::expand_knob_grid(*tmpl, swept);
+    grid = knob_grid(*tmpl, args, swept);
   } catch (const std::exception& error) {
     fmt::print(stderr, "kernelarc sweep: {}\n", error.what());
     return kExitUsage;
@@ -206,7 +249,7 @@ int run_sweep(const SweepArguments& args) {
     if (!args.quiet) fmt::print(stderr, "{}\n", line);
   };
   for (const auto& skipped : grid.skipped)
-    progress(fmt::format("skipped {}: breaks the constraint \"{}\"", configuration_label(skipped.knobs, swept), skipped.constraint));
+    progress(fmt::format("skipped {}: breaks the constraint \"{}\"", configuration_label(*tmpl, skipped.knobs, swept), skipped.constraint));
   judge::JudgeOptions base;
   base.device = device->text();
   base.call_timeout = std::chrono::milliseconds(args.timeout_ms);
@@ -219,7 +262,7 @@ int run_sweep(const SweepArguments& args) {
     judge::Screener screener(task, options, peaks);
     const auto screened = [&](const judge::Screening& screening, std::size_t index, std::size_t total) {
       const auto geomean = screening.geomean_ns();
-      progress(fmt::format("[{}/{}] {}: {}{}", index + 1, total, configuration_label(screening.knobs, swept),
+      progress(fmt::format("[{}/{}] {}: {}{}", index + 1, total, configuration_label(*tmpl, screening.knobs, swept),
                            judge::screening_outcome_name(screening.outcome),
                            geomean ? fmt::format(", geometric mean {}", common::format_time_ns(*geomean)) : ""));
     };
@@ -249,6 +292,18 @@ CLI::App* add_sweep_command(CLI::App& app, int& exit_code) {
   command->add_option("--knob", args->knobs,
                       "NAME=V1,V2,...: the values of one knob to sweep (repeatable; the grid is every combination; a knob not given "
                       "stays at its default, the first value in the template)");
+  auto* each_knob = command->add_flag("--each-knob", args->each_knob,
+                                      "One knob at a time instead of a grid: the default configuration, then each other value of each "
+                                      "knob with the rest at their defaults");
+  each_knob->excludes(command->get_option("--knob"));
+  auto* geometry = command->add_flag("--geometry", args->geometry,
+                                     "Print each configuration's launch (grid, block, shared bytes, arguments) on each workload as the "
+                                     "judge would launch it, and nothing else: nothing is built or timed and no GPU is needed. Without "
+                                     "--template, every kernel-only CUDA template of the task");
+  command->add_option("--num-sms", args->num_sms, "The device's SM count that --geometry's launch rules see")
+      ->check(whole_number(1))
+      ->needs(geometry)
+      ->capture_default_str();
   command->add_option("--workloads", args->workloads, "Only these workloads (uuids, comma-separated or repeated)")->delimiter(',');
   command->add_option("--device", args->device, judge::known_device_names())->check(device_name())->envname("KERNELARC_DEVICE")->capture_default_str();
   command->add_option("--iterations", args->iterations, "Timed calls per workload (default: the device's screening protocol, " +

@@ -27,6 +27,14 @@ KnobValues default_knobs(const Template& tmpl) {
   return knobs;
 }
 
+std::string changed_knobs_label(const Template& tmpl, const KnobValues& knobs) {
+  const KnobValues defaults = default_knobs(tmpl);
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : knobs)
+    if (const auto found = defaults.find(name); found == defaults.end() || found->second != value) parts.push_back(fmt::format("{}={}", name, value));
+  return parts.empty() ? "default" : fmt::format("{}", fmt::join(parts, " "));
+}
+
 KnobGrid expand_knob_grid(const Template& tmpl, const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& swept) {
   std::vector<std::string> names;
   for (const auto& knob : tmpl.knobs) names.push_back(knob.name);
@@ -62,6 +70,27 @@ KnobGrid expand_knob_grid(const Template& tmpl, const std::vector<std::pair<std:
     for (std::size_t a = axes.size(); a-- > 0;) {
       if (++position[a] < axes[a].second.size()) break;
       position[a] = 0;
+    }
+  }
+  return grid;
+}
+
+KnobGrid single_knob_changes(const Template& tmpl) {
+  KnobGrid grid;
+  const KnobValues defaults = default_knobs(tmpl);
+  const auto add = [&](KnobValues knobs) {
+    if (auto broken = broken_knob_constraint(tmpl, knobs)) grid.skipped.push_back({std::move(knobs), std::move(*broken)});
+    else grid.configurations.push_back(std::move(knobs));
+  };
+  add(defaults);
+  for (const auto& knob : tmpl.knobs) {
+    std::vector<std::int64_t> tried{knob.values.front()};
+    for (const auto value : knob.values) {
+      if (std::find(tried.begin(), tried.end(), value) != tried.end()) continue;
+      tried.push_back(value);
+      KnobValues knobs = defaults;
+      knobs[knob.name] = value;
+      add(std::move(knobs));
     }
   }
   return grid;

@@ -23,6 +23,9 @@ std::optional<std::string> broken_knob_constraint(const Template& tmpl, const Kn
 // The template's default configuration: every knob at its first value.
 KnobValues default_knobs(const Template& tmpl);
 
+// The knobs that differ from the template's defaults, as NAME=VALUE separated by spaces; "default" when none does.
+std::string changed_knobs_label(const Template& tmpl, const KnobValues& knobs);
+
 struct SkippedConfiguration {
   KnobValues knobs;
   std::string constraint;  // the one it breaks
@@ -39,5 +42,9 @@ inline constexpr std::size_t kMaxGridSize = 100000;  // combinations, allowed or
 // the template does not have (with the closest name), a value outside the knob's values (listing them), a knob given
 // twice, an empty list, a grid larger than kMaxGridSize.
 KnobGrid expand_knob_grid(const Template& tmpl, const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& swept);
+
+// One knob at a time: the default configuration, then, knob by knob in the template's order, each of its other values
+// with every other knob at its default (a configuration the constraints over knobs refuse is skipped, as above).
+KnobGrid single_knob_changes(const Template& tmpl);
 
 }  // namespace kernelarc::task

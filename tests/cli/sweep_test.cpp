@@ -1,5 +1,6 @@
 // `kernelarc sweep` on the CPU, run as a user runs it: one row per configuration and workload, a deliberately wrong
-// configuration marked wrong and dropped, constraints skipped and said, bad input refused with why (exit code 2).
+// configuration marked wrong and dropped, constraints skipped and said, bad input refused with why (exit code 2); with
+// --geometry, the judge's launches of known configurations on known workloads, nothing built.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -124,6 +126,108 @@ TEST(SweepTest, CsvHasARowPerConfigurationAndWorkloadAndOneForEachSkippedConfigu
   EXPECT_THAT(read_file(work / "csv.stderr"), HasSubstr("skipped ONE_PASS=1 STORE_EXP=1: breaks the constraint \"ONE_PASS * STORE_EXP == 0\""));
 }
 
+// --geometry: the judge's launch of each configuration on each workload, nothing built. swiglu's vector_cuda launches
+// grid [ceil_div(intermediate_size, BLOCK * ITEMS * vec), rows] and block [BLOCK]; with WAVES > 0 the rows are capped
+// at floor(num_sms * WAVES / column_blocks), which is how num_sms reaches the launch.
+TEST(SweepGeometryTest, EachConfigurationsLaunchOnEachWorkloadIsTheJudgesWithoutBuildingAnything) {
+  const fs::path work = work_folder();
+  const auto launch_of = [](const json& out, const std::string& label, const std::string& uuid) {
+    for (const auto& configuration : out["templates"][0]["configurations"])
+      if (configuration["label"] == label)
+        for (const auto& row : configuration["workloads"])
+          if (row["uuid"] == uuid) return row;
+    return json();
+  };
+  const auto result = sweep({"swiglu", "--geometry", "--each-knob", "--num-sms", "64", "--json"}, work / "geometry.stderr");
+  ASSERT_EQ(result.exit_code, 0) << result.output << read_file(work / "geometry.stderr");
+  const json out = json::parse(result.output);
+  EXPECT_EQ(out["task"], "swiglu");
+  EXPECT_EQ(out["num_sms"], 64);
+  EXPECT_EQ(out["refused"], 0);
+  ASSERT_EQ(out["templates"].size(), 1u) << "swiglu's one kernel-only CUDA template";
+  const json& tmpl = out["templates"][0];
+  EXPECT_EQ(tmpl["template"], "vector_cuda");
+  EXPECT_EQ(tmpl["source"], "swiglu_vector.cu");
+  EXPECT_EQ(tmpl["kernel"], "swiglu_vector");
+  // The default, then VEC 3 more values, BLOCK 4, ITEMS 2, WAVES 3, FP32_MATH 2, STREAMING 2, SMALL_VEC 3.
+  ASSERT_EQ(tmpl["configurations"].size(), 20u);
+  EXPECT_EQ(tmpl["configurations"][0]["label"], "default");
+  EXPECT_EQ(tmpl["configurations"][1]["label"], "VEC=1");
+  EXPECT_EQ(tmpl["configurations"][0]["knobs"]["BLOCK"], 64);
+  EXPECT_TRUE(tmpl["skipped"].empty());
+  const json by_default = launch_of(out, "default", "swiglu-1x14336");  // 14336 / (64 * 8) = 28 column blocks
+  EXPECT_EQ(by_default["grid"], json({28, 1})) << by_default.dump();
+  EXPECT_EQ(by_default["block"], json({64}));
+  EXPECT_EQ(by_default["shared_bytes"], 0);
+  EXPECT_EQ(by_default["arguments"], json({1, 14336})) << "every var axis, in the definition's order";
+  EXPECT_EQ(launch_of(out, "BLOCK=256", "swiglu-16x8192")["grid"], json({4, 16}));  // 8192 / (256 * 8)
+  EXPECT_EQ(launch_of(out, "WAVES=1", "swiglu-16x8192")["grid"], json({16, 4})) << "floor(64 SMs * 1 wave / 16 column blocks)";
+  const auto at_132 = sweep({"swiglu", "--geometry", "--knob", "WAVES=1", "--workloads", "swiglu-16x8192", "--json"}, work / "geometry.stderr");
+  ASSERT_EQ(at_132.exit_code, 0) << read_file(work / "geometry.stderr");
+  EXPECT_EQ(launch_of(json::parse(at_132.output), "WAVES=1", "swiglu-16x8192")["grid"], json({16, 8})) << "num_sms 132 by default";
+
+  const auto csv = sweep({"swiglu", "--geometry", "--workloads", "swiglu-1x14336", "--csv"}, work / "geometry.stderr");
+  ASSERT_EQ(csv.exit_code, 0) << read_file(work / "geometry.stderr");
+  EXPECT_EQ(csv.output,
+            "template,configuration,knobs,workload,held_out,grid,block,shared_bytes,error\n"
+            "vector_cuda,default,BLOCK=64 FP32_MATH=2 ITEMS=1 SMALL_VEC=0 STREAMING=2 VEC=8 WAVES=0,swiglu-1x14336,false,28;1,64,0,\n");
+}
+
+// A launch the judge would refuse is said with the judge's reason, and the exit code is 1.
+TEST(SweepGeometryTest, ALaunchTheJudgeWouldRefuseIsSaidWithWhy) {
+  const fs::path work = work_folder();
+  const fs::path task = work / "swiglu_big_block";
+  fs::remove_all(task);
+  fs::copy(fs::path(KERNELARC_TASKS) / "swiglu", task, fs::copy_options::recursive);
+  // Edited as text: a JSON library would sort the "let" bindings, whose order matters.
+  std::string definition = read_file(task / "definition.json");
+  const std::string block = "\"block\": [\n      \"BLOCK\"\n     ]";
+  ASSERT_NE(definition.find(block), std::string::npos);
+  definition.replace(definition.find(block), block.size(), "\"block\": [\"BLOCK * 2\"]");
+  std::ofstream(task / "definition.json") << definition;
+  const auto result = sweep({task.string(), "--geometry", "--knob", "BLOCK=512,1024", "--workloads", "swiglu-1x14336", "--json"},
+                            work / "refused.stderr");
+  EXPECT_EQ(result.exit_code, 1) << read_file(work / "refused.stderr");
+  const json out = json::parse(result.output);
+  EXPECT_EQ(out["refused"], 1);
+  const json& configurations = out["templates"][0]["configurations"];
+  ASSERT_EQ(configurations.size(), 2u);
+  EXPECT_EQ(configurations[0]["workloads"][0]["block"], json({1024}));
+  EXPECT_EQ(configurations[1]["workloads"][0]["error"], "\"BLOCK * 2\" is 2048 (expected 1 to 1024)");
+  EXPECT_FALSE(configurations[1]["workloads"][0].contains("grid"));
+}
+
+// Every kernel-only CUDA template of every built-in task launches within CUDA's limits on every workload, at its default
+// knobs and at each single-knob change its constraints allow, on an H100's and an H200-NVL's SM count alike.
+TEST(SweepGeometryTest, EveryBuiltInKernelTemplateLaunchesOnEveryWorkloadAtEachSingleKnobChange) {
+  const fs::path work = work_folder();
+  for (const int num_sms : {132, 114}) {
+    int launches = 0, templates = 0;
+    for (const auto& entry : fs::directory_iterator(KERNELARC_TASKS)) {
+      if (!fs::exists(entry.path() / "definition.json")) continue;
+      const auto result = sweep({entry.path().string(), "--geometry", "--each-knob", "--num-sms", std::to_string(num_sms), "--json"},
+                                work / "every.stderr");
+      if (result.exit_code == 2 && read_file(work / "every.stderr").find("has no kernel-only CUDA template") != std::string::npos) continue;
+      ASSERT_EQ(result.exit_code, 0) << entry.path() << read_file(work / "every.stderr") << result.output.substr(0, 2000);
+      const json out = json::parse(result.output);
+      EXPECT_EQ(out["refused"], 0) << entry.path();
+      for (const auto& tmpl : out["templates"]) {
+        ++templates;
+        ASSERT_FALSE(tmpl["configurations"].empty()) << entry.path();
+        EXPECT_EQ(tmpl["configurations"][0]["label"], "default") << entry.path() << ": the default knobs break a constraint";
+        // The kernel the launch names is an extern "C" __global__ function of the source (found there by the driver).
+        const std::string kernel = tmpl["kernel"];
+        const std::regex declared("extern\\s+\"C\"\\s+__global__[^;{]*?\\b" + kernel + "\\s*\\(");
+        EXPECT_TRUE(!kernel.empty() && std::regex_search(read_file(entry.path() / tmpl["source"].get<std::string>()), declared))
+            << entry.path() << ": no extern \"C\" __global__ " << kernel << "( in " << tmpl["source"];
+        for (const auto& configuration : tmpl["configurations"]) launches += static_cast<int>(configuration["workloads"].size());
+      }
+    }
+    EXPECT_GE(templates, 10) << num_sms;
+    EXPECT_GT(launches, 1000) << num_sms;
+  }
+}
+
 struct BadSweep {
   std::vector<std::string> arguments;
   std::string message;  // the whole output
@@ -154,7 +258,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadSweep{{"softmax", "--template", "row"},
                  "kernelarc sweep: task softmax has no template named \"row\"; its templates are rows, rows_cuda, plain_cuda\n"},
         BadSweep{{"softmax", "--template", "rows_cuda"}, "kernelarc sweep: template \"rows_cuda\" is for cuda, not cpu (give --device)\n"},
-        BadSweep{{"softmax", "--workloads", "softmax-0x0"}, "kernelarc sweep: task softmax has no workload \"softmax-0x0\"\n"}));
+        BadSweep{{"softmax", "--workloads", "softmax-0x0"}, "kernelarc sweep: task softmax has no workload \"softmax-0x0\"\n"},
+        BadSweep{{"softmax", "--geometry", "--template", "rows"},
+                 "kernelarc sweep: template \"rows\" is not a kernel-only CUDA template: the judge does not launch it\n"},
+        BadSweep{{"softmax", "--geometry", "--each-knob", "--knob", "VEC=1"}, "kernelarc sweep: --knob excludes --each-knob\n  kernelarc help sweep says more\n"},
+        BadSweep{{"softmax", "--num-sms", "114"}, "kernelarc sweep: --num-sms requires --geometry\n  kernelarc help sweep says more\n"}));
 
 }  // namespace
 }  // namespace kernelarc

@@ -51,6 +51,29 @@ TEST(KnobGridTest, ACombinationThatBreaksAConstraintIsSkippedWithTheConstraintIt
   for (const auto& knobs : grid.configurations) EXPECT_FALSE(broken_knob_constraint(softmax_rows_template(), knobs));
 }
 
+TEST(KnobGridTest, OneKnobAtATimeIsTheDefaultThenEachOtherValueOfEachKnobInTheTemplatesOrder) {
+  Template tmpl = softmax_rows_template();
+  tmpl.constraints.push_back(Expression::parse("VEC <= 8"));
+  const auto grid = single_knob_changes(tmpl);
+  // THREADS 1 more value, ROWS_PER_STEP 2, VEC 3 (16 refused), ONE_PASS, FAST_EXP, STORE_EXP 1 each, PREFETCH_LINES 2.
+  ASSERT_EQ(grid.configurations.size(), 1u + 1 + 2 + 2 + 1 + 1 + 1 + 2);
+  EXPECT_EQ(grid.configurations[0], default_knobs(tmpl));
+  KnobValues threads_2 = default_knobs(tmpl);
+  threads_2["THREADS"] = 2;
+  EXPECT_EQ(grid.configurations[1], threads_2);
+  KnobValues prefetch_16 = default_knobs(tmpl);
+  prefetch_16["PREFETCH_LINES"] = 16;
+  EXPECT_EQ(grid.configurations.back(), prefetch_16);
+  for (std::size_t i = 1; i < grid.configurations.size(); ++i) {
+    int changed = 0;
+    for (const auto& [name, value] : grid.configurations[i]) changed += value != default_knobs(tmpl).at(name);
+    EXPECT_EQ(changed, 1) << i;
+  }
+  ASSERT_EQ(grid.skipped.size(), 1u);
+  EXPECT_EQ(grid.skipped[0].knobs.at("VEC"), 16);
+  EXPECT_EQ(grid.skipped[0].constraint, "VEC <= 8");
+}
+
 TEST(KnobGridTest, BadInputIsNamedWithWhatWouldBeRight) {
   const auto message = [](const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& swept) {
     try {

@@ -1254,46 +1254,6 @@ TEST_F(TaskLoaderTest, LaunchLetBindingsAndNumSms) {
   }
 }
 
-// bench/template_sweep.py evaluates launch rules in Python (let, num_sms and all): it agrees with the C++ evaluator on
-// every kernel-only template of every built-in task, every workload, the default knobs and each single-knob change.
-TEST(BuiltInLaunchGeometryTest, PythonSweepAgreesWithTheLoader) {
-  const fs::path dump = fs::temp_directory_path() / fmt::format("kernelarc-launch-geometry-{}.jsonl", ::getpid());
-  for (const int num_sms : {132, 114}) {
-    const std::string command = fmt::format("/usr/bin/python3 '{}' --dump-geometry '{}' --tasks-dir '{}' --num-sms {}",
-                                            (kTasks.parent_path() / "bench" / "template_sweep.py").string(), dump.string(), kTasks.string(), num_sms);
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
-    std::ifstream in(dump);
-    std::map<std::string, Task> tasks;
-    std::string line;
-    int rows = 0;
-    while (std::getline(in, line)) {
-      const auto row = json::parse(line);
-      const std::string name = row.at("task");
-      if (!tasks.count(name)) tasks.emplace(name, load_task(kTasks / name));
-      const Task& task = tasks.at(name);
-      const auto tmpl = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
-                                     [&](const Template& t) { return t.name == row.at("template"); });
-      ASSERT_NE(tmpl, task.definition.templates.end()) << line;
-      const auto workload = std::find_if(task.workloads.begin(), task.workloads.end(), [&](const Workload& w) { return w.uuid == row.at("workload"); });
-      ASSERT_NE(workload, task.workloads.end()) << line;
-      ASSERT_FALSE(row.contains("error")) << line;
-      Bindings names = resolve_workload(task, *workload).axes;
-      for (const auto& [knob, value] : row.at("knobs").items()) names[knob] = value.get<double>();
-      names = launch_bindings(*tmpl->launch, names, num_sms);
-      std::vector<std::int64_t> grid, block;
-      for (const auto& e : tmpl->launch->grid) grid.push_back(e.evaluate_integer(names));
-      for (const auto& e : tmpl->launch->block) block.push_back(e.evaluate_integer(names));
-      EXPECT_EQ(grid, row.at("grid").get<std::vector<std::int64_t>>()) << line;
-      EXPECT_EQ(block, row.at("block").get<std::vector<std::int64_t>>()) << line;
-      EXPECT_EQ(tmpl->launch->shared_bytes ? tmpl->launch->shared_bytes->evaluate_integer(names) : 0, row.at("shared_bytes").get<std::int64_t>())
-          << line;
-      ++rows;
-    }
-    EXPECT_GT(rows, 1000) << "every template, workload and single-knob change";
-  }
-  fs::remove(dump);
-}
-
 TEST_F(TaskLoaderTest, LaunchNameMistakes) {
   json tmpl = good_template();
   tmpl["form"] = "kernel";
