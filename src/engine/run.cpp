@@ -220,8 +220,8 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
                                               : "";
     // The counter is judged out of the budget; the candidate's number is the store's, as runs, the summary and export say it.
     std::string what = measured.passed ? common::format_time_ns(measured.time_ns) : measured.reason;
-    if (paired) what += "; beside the incumbent: " + (paired->failure ? *paired->failure : paired->result.reason);
     if (measured.passed && incumbent_ns > 0) what += fmt::format(", {} than the incumbent", common::speed_ratio(incumbent_ns, measured.time_ns));
+    if (paired) what += "; beside the incumbent: " + (paired->failure ? *paired->failure : paired->result.reason);
     progress_(fmt::format("  [{}/{}] candidate {} by {}: {} ({}{}) {}", st.summary.judged, options_.budget, id, proposer, decision_name(decision),
                           what, second, source.name));
     for (const auto& warning : warnings) progress_(fmt::format("    warning (candidate {}): {}", id, warning));

@@ -40,8 +40,8 @@ std::string summary_table(const std::string& title, const engine::RunSummary& s)
                          common::format_time_ns(s.best->time_ns));
     else
       out += s.start_vs_best && s.start_vs_best->pairs > 0
-                 ? fmt::format("  best:  candidate {}, {}, {:.2f}x the start's speed timed side by side ({})", s.best_candidate,
-                               common::format_time_ns(s.best->time_ns), *s.speed_up(), s.start_vs_best->reason)
+                 ? fmt::format("  best:  candidate {}, {}, {} than the start, timed side by side ({})", s.best_candidate,
+                               common::format_time_ns(s.best->time_ns), common::speed_ratio(1.0, s.start_vs_best->ratio), s.start_vs_best->reason)
                  : fmt::format("  best:  candidate {}, {}, {} than the start", s.best_candidate, common::format_time_ns(s.best->time_ns),
                                common::speed_ratio(s.start_ns(), s.best->time_ns));
     if (s.best->sol_fraction > 0) out += fmt::format(", {:.1f}% of the roofline", 100 * s.best->sol_fraction);

@@ -25,7 +25,7 @@ std::string speed_up_text(const json& summary, double start_ns, double best_ns) 
   if (summary.is_object() && summary.value("paired_speedup", json()).is_object()) {
     const auto& paired = summary["paired_speedup"];
     const double ratio = paired.value("ratio", 0.0);
-    if (ratio > 0) return fmt::format("{} than the start, timed side by side: {}", common::speed_ratio(ratio, 1.0), paired.value("reason", std::string()));
+    if (ratio > 0) return fmt::format("{} than the start, timed side by side: {}", common::speed_ratio(1.0, ratio), paired.value("reason", std::string()));
   }
   return common::speed_ratio(start_ns, best_ns) + " than the start";
 }
