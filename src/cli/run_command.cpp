@@ -265,6 +265,8 @@ int run_command(const RunArguments& args) {
     screen_options.include_held_out = false;
     judge::Screener quick(task, screen_options, peaks);
     judge::Screener longer(task, judge::screening_options(screen_options, kLongerScreening * screen_options.iterations), peaks);
+    quick.share_rounds_with(judge);
+    longer.share_rounds_with(judge);
     run.screen_with([&](const judge::CandidateSource& source, int fidelity) { return (fidelity == 0 ? quick : longer).screen(source); });
     // A promotion and the final speed-up: the two candidates timed interleaved by the judge (Judge::time_paired).
     run.confirm_paired([&](const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger) {

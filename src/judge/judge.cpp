@@ -71,7 +71,7 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
   // with 32k-token workloads (about 26 GB), so later candidates skip input generation and the reference.
   const auto memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   if (options_.round_cache_bytes == 0) options_.round_cache_bytes = memory / 4;
-  round_cache_.set_budget(options_.round_cache_bytes);
+  round_cache_->set_budget(options_.round_cache_bytes);
   if (options_.buffer_cache_bytes == 0) options_.buffer_cache_bytes = memory / 8;
   if (options_.rounds < 1 || options_.iterations < 1 || options_.warmup < 0)
     throw std::invalid_argument("the judge needs at least one round and one timed iteration");
@@ -87,6 +87,14 @@ Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks pea
 }
 
 Judge::~Judge() = default;
+
+void Judge::share_rounds_with(const Judge& other) {
+  if (&other.task_ != &task_ || other.options_.seed != options_.seed || other.options_.reference != options_.reference)
+    throw std::invalid_argument("judges share rounds only on the same task, with the same seed and reference");
+  if (options_.stricter_rounds || options_.unseen_calls > 0 || options_.rounds > other.options_.rounds)
+    throw std::invalid_argument("a judge that shares another's rounds makes only its benchmark rounds, no more of them than the other");
+  round_cache_ = other.round_cache_;
+}
 
 BuildResult Judge::build(const CandidateSource& candidate) const {
   if (candidate.runs_in_oracle()) return oracle_candidate_build();

@@ -118,6 +118,10 @@ class Judge {
   // Builds a candidate into the on-disk cache (evaluate's build is then a hit). Safe to call from several threads.
   BuildResult build(const CandidateSource& candidate) const;
 
+  // Takes `other`'s rounds (inputs and reference outputs) from now on, so a screening judge beside a run's judge makes no
+  // round twice. Both judge the same task with the same seed and reference, and this one's rounds, fewer or as many, are
+  // all of the benchmark's regime (no stricter extra rounds, no calls on new inputs): its round k is then `other`'s.
+  void share_rounds_with(const Judge& other);
   // Baseline times (ns) per workload uuid, for the SOL score.
   void set_baselines(std::map<std::string, double> baseline_ns) { baselines_ = std::move(baseline_ns); }
   const JudgeOptions& options() const { return options_; }
@@ -160,7 +164,7 @@ class Judge {
   std::map<std::string, double> baselines_;
   std::map<std::string, std::string> baseline_sources_;  // by workload: "torch eager", "torch.compile", empty when measuring failed
   std::string oracle_torch_;                  // the oracle's torch version: part of a cached T_b's key
-  RoundCache round_cache_;  // the correctness rounds and the calls' on new inputs, by workload
+  std::shared_ptr<RoundCache> round_cache_ = std::make_shared<RoundCache>();  // the correctness rounds and the calls' on new inputs, by workload
   std::map<std::string, SharedBuffer> buffers_;  // by workload and side ("w3-candidate"), kept across candidates
   std::size_t cached_buffer_bytes_ = 0;
   std::map<std::string, std::vector<std::string>> tolerance_warnings_;  // by workload uuid, once its first round is made

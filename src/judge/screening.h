@@ -56,6 +56,8 @@ class Screener {
   // Builds into the cache ahead of screen (safe from several threads, as Judge::build).
   BuildResult build(const CandidateSource& candidate) const { return judge_.build(candidate); }
   const JudgeOptions& options() const { return judge_.options(); }
+  // Reads and keeps its rounds in `judge`'s (Judge::share_rounds_with): a run's screenings make no input or reference again.
+  void share_rounds_with(const Judge& judge) { judge_.share_rounds_with(judge); }
 
  private:
   const task::Task& task_;

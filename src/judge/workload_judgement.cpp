@@ -128,13 +128,13 @@ std::optional<Failure> WorkloadJudgement::correctness(int rounds, bool stricter)
   const int all_rounds = rounds + static_cast<int>(extra_regimes.size());
   for (int round = 0; round < all_rounds; ++round) {
     const InputRegime regime = round < rounds ? InputRegime::benchmark : extra_regimes[static_cast<std::size_t>(round - rounds)];
-    std::shared_ptr<const ReferenceRound> known = judge_.round_cache_.find(RoundCache::Kind::correctness, workload_.uuid, round);
+    std::shared_ptr<const ReferenceRound> known = judge_.round_cache_->find(RoundCache::Kind::correctness, workload_.uuid, round);
     if (known) ++verdict_.reused_rounds;
     if (!known) {
       at(JudgePhase::reference, round, -1);
       if (auto failure = make_round(common::mix64(workload_seed_ + static_cast<std::uint64_t>(round)), known, regime)) return failure;
       // Kept in order from round 0 while the budget lasts: the same seed gives the next candidate the same round.
-      judge_.round_cache_.offer(RoundCache::Kind::correctness, workload_.uuid, round, known);
+      judge_.round_cache_->offer(RoundCache::Kind::correctness, workload_.uuid, round, known);
     }
     if (!known->skipped.empty()) {
       say_(fmt::format("  the extra round of {} inputs is left out: {}", regime_name(regime), known->skipped));
@@ -223,10 +223,10 @@ TimingHooks WorkloadJudgement::timing_hooks() {
   TimingHooks hooks;
   hooks.call_overhead = [this](double& call_overhead_ns) { return call_overhead(call_overhead_ns); };
   hooks.unseen_round = [this](int k, std::shared_ptr<const ReferenceRound>& round) -> std::optional<Failure> {
-    if ((round = judge_.round_cache_.find(RoundCache::Kind::unseen, workload_.uuid, k))) return std::nullopt;
+    if ((round = judge_.round_cache_->find(RoundCache::Kind::unseen, workload_.uuid, k))) return std::nullopt;
     if (auto failure = make_round(common::mix64(workload_seed_ ^ (0x756e7365656eULL + static_cast<std::uint64_t>(k))), round))
       return failure;
-    judge_.round_cache_.offer(RoundCache::Kind::unseen, workload_.uuid, k, round);
+    judge_.round_cache_->offer(RoundCache::Kind::unseen, workload_.uuid, k, round);
     return std::nullopt;
   };
   hooks.call = [this](int slot, double* round_trip_ns, double* in_process_ns, double* event_ns, CallPlan plan) {

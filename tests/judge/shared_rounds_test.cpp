@@ -1,0 +1,87 @@
+// A run's screeners read the rounds its judge made (Judge::share_rounds_with): a screening after the full judgement makes
+// no inputs and runs no reference again, and a judge whose rounds would not be the other's cannot share them.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "judge/judge.h"
+#include "judge/screening.h"
+#include "judge_test_support.h"
+#include "task/roofline.h"
+#include "task/task.h"
+
+namespace kernelarc::judge {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SharedRoundsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "kernelarc-shared-rounds-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    task_ = task::load_task(fs::path(KERNELARC_TASKS) / "softmax");
+    std::erase_if(task_.workloads, [](const task::Workload& w) { return w.uuid != "softmax-7x1000" && w.uuid != "softmax-2x2"; });
+    ASSERT_EQ(task_.workloads.size(), 2u);
+    options_.rounds = 2;
+    options_.warmup = 1;
+    options_.iterations = 3;
+    options_.rechecks = 1;
+    options_.unseen_calls = 1;
+    options_.seed = 0x5eed'2026ULL;
+    options_.worker_executable = KERNELARC_BINARY;
+    options_.scratch_directory = root_ / "scratch";
+    options_.compiler.cache_directory = root_ / "cache";
+    peaks_.name = "test CPU";
+    peaks_.bytes_per_second = 1e10;
+    peaks_.flops_per_second = {{"fp32", 1e11}};
+    peaks_.source = "test";
+    candidate_.name = "softmax.candidate";
+    candidate_.source = read_text(fs::path(KERNELARC_TASKS) / "softmax" / "candidate.cpp");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path root_;
+  task::Task task_;
+  JudgeOptions options_;
+  task::DevicePeaks peaks_;
+  CandidateSource candidate_;
+};
+
+TEST_F(SharedRoundsTest, AScreeningAfterTheJudgeMakesNoInputsAgain) {
+  Judge judge(task_, options_, peaks_);
+  const auto judged = judge.evaluate(candidate_);
+  ASSERT_TRUE(judged.passed()) << describe(judged);
+  ASSERT_GT(judged.phase_seconds.count("inputs"), 0u) << "the judge made its rounds";
+
+  Screener alone(task_, screening_options(options_), peaks_);
+  const auto own = alone.screen(candidate_);
+  ASSERT_EQ(own.outcome, ScreeningOutcome::measured);
+  EXPECT_GT(own.phase_seconds.count("inputs"), 0u) << "a screener of its own makes its round";
+
+  Screener sharing(task_, screening_options(options_), peaks_);
+  sharing.share_rounds_with(judge);
+  const auto shared = sharing.screen(candidate_);
+  ASSERT_EQ(shared.outcome, ScreeningOutcome::measured);
+  EXPECT_EQ(shared.phase_seconds.count("inputs"), 0u) << "its round 0 is the judge's";
+  for (const auto& row : shared.workloads) EXPECT_TRUE(row.timing) << row.uuid;
+}
+
+TEST_F(SharedRoundsTest, OnlyAJudgeOfFewerBenchmarkRoundsOnTheSameSeedShares) {
+  Judge judge(task_, options_, peaks_);
+  JudgeOptions other_seed = screening_options(options_);
+  other_seed.seed = options_.seed + 1;
+  EXPECT_THROW(Judge(task_, other_seed, peaks_).share_rounds_with(judge), std::invalid_argument);
+  JudgeOptions more_rounds = screening_options(options_);
+  more_rounds.rounds = options_.rounds + 1;
+  EXPECT_THROW(Judge(task_, more_rounds, peaks_).share_rounds_with(judge), std::invalid_argument);
+  JudgeOptions stricter = screening_options(options_);
+  stricter.stricter_rounds = true;  // its extra rounds would sit at indices that are the judge's benchmark rounds
+  EXPECT_THROW(Judge(task_, stricter, peaks_).share_rounds_with(judge), std::invalid_argument);
+  EXPECT_NO_THROW(Judge(task_, screening_options(options_), peaks_).share_rounds_with(judge));
+}
+
+}  // namespace
+}  // namespace kernelarc::judge
