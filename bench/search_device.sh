@@ -58,11 +58,14 @@ for path in sorted(out.glob("*-seed*.json")):
           f"{'%.3fx' % speed if speed else '-'}{' (paired)' if s.get('paired_speedup') else ''} | {json.dumps(s.get('best_knobs'))} |")
     # Where the screening time went: the journal's screened events, their seconds, by fidelity.
     rows = db.execute("select payload_json from events where run_id = ? and kind = 'screened'", (s["run_id"],)).fetchall()
-    by = {}
+    by, phases = {}, {}
     for (payload,) in rows:
         p = json.loads(payload)
         by.setdefault(p.get("fidelity", 0), []).append(p.get("seconds", 0))
+        for phase, seconds in p.get("phase_seconds", {}).items():
+            phases.setdefault(p.get("fidelity", 0), {}).setdefault(phase, []).append(seconds)
     for fidelity, seconds in sorted(by.items()):
         seconds.sort()
-        print(f"|   fidelity {fidelity}: {len(seconds)} screenings, median {seconds[len(seconds) // 2]:.2f} s | | | | | | |")
+        where = ", ".join(f"{name} {sorted(v)[len(v) // 2]:.2f}" for name, v in sorted(phases.get(fidelity, {}).items()))
+        print(f"|   fidelity {fidelity}: {len(seconds)} screenings, median {seconds[len(seconds) // 2]:.2f} s ({where}) | | | | | | |")
 EOF

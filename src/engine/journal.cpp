@@ -113,6 +113,7 @@ json payload_of(const Event& event) {
                       {"outcome", e.outcome}, {"time_ns", e.time_ns ? json(*e.time_ns) : json()}, {"workload_ns", e.workload_ns},
                       {"incumbent_ns", e.incumbent_ns ? json(*e.incumbent_ns) : json()}, {"seconds", e.seconds}};
             if (!e.reason.empty()) p["reason"] = e.reason;
+            if (!e.phase_seconds.empty()) p["phase_seconds"] = e.phase_seconds;
             if (e.source) p["source"] = *e.source;
             if (e.usage) p["usage"] = usage_json(*e.usage);
             return p;
@@ -201,6 +202,7 @@ Event event_from(const std::string& kind, const json& p, const std::map<std::int
     e.seconds = p.value("seconds", 0.0);
     if (p.contains("source")) e.source = p.at("source").get<std::string>();
     e.usage = usage_in(p);
+    if (p.contains("phase_seconds")) e.phase_seconds = p.at("phase_seconds").get<std::map<std::string, double>>();
     return e;
   }
   if (kind == "round_closed") {

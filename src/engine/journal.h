@@ -89,6 +89,7 @@ struct Screened {
   double seconds = 0;
   std::optional<std::string> source;   // a proposal's own source: resume needs it
   std::optional<ModelUsage> usage;
+  std::map<std::string, double> phase_seconds;  // where the screening's time went (build, inputs, checks, timing, ...)
 };
 // A screening round closed: its fastest go on to a longer screening and the full judge. A round without one after it was
 // cut short by a kill, and a resumed run takes it up again.

@@ -698,7 +698,8 @@ std::optional<double> Run::screen_once(const Knobs& knobs, int fidelity, const s
   }
   const auto time = visible_geomean(screening);
   journal::Screened screened{agent, strategy, hypothesis, knobs, fidelity, std::string(judge::screening_outcome_name(screening.outcome)),
-                             time ? "" : screening_failure(screening), time, {}, incumbent_ns, screening.seconds, std::nullopt, std::nullopt};
+                             time ? "" : screening_failure(screening), time, {}, incumbent_ns, screening.seconds, std::nullopt, std::nullopt,
+                             screening.phase_seconds};
   for (const auto& row : screening.workloads)
     if (row.timing && !row.held_out) screened.workload_ns[row.uuid] = row.timing->median_ns;
   if (knobs.count(kSourceKnob)) screened.source = source.source;

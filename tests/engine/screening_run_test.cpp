@@ -27,6 +27,7 @@ judge::Screening screened_like_the_judge(const judge::CandidateSource& source, d
   screening.knobs = source.knobs;
   screening.build.ok = true;
   screening.outcome = judge::ScreeningOutcome::measured;
+  screening.phase_seconds = {{"timing", 0.5}};
   for (const auto& row : verdict.workloads) {
     judge::ScreenedWorkload screened;
     screened.uuid = row.uuid;
@@ -109,6 +110,7 @@ TEST_F(ScreeningRunTest, ScreeningFindsTheFastestAndJudgesOnlyFinalistsInFull) {
         ASSERT_TRUE(e->time_ns);
         EXPECT_EQ(e->workload_ns.size(), 1u);
         EXPECT_TRUE(e->incumbent_ns) << "ranked against the incumbent's screening of the same round";
+        EXPECT_EQ(e->phase_seconds, (std::map<std::string, double>{{"timing", 0.5}})) << "where its time went, read back";
       }
     }
   EXPECT_EQ(proposals, 5) << "every configuration but the start, screened once";
