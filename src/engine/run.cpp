@@ -31,6 +31,7 @@ constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads be
 constexpr const char* kStartHypothesis = "the template's knobs at their first values";
 constexpr const char* kRandomStartHypothesis = "a random configuration of the template's knobs (--start random)";
 constexpr int kRandomStarts = 16;  // random starting configurations tried before the run gives up
+constexpr std::size_t kScreenedBases = 16;  // screened configurations an agent may search from after the backups
 constexpr double kLateFraction = 0.75;  // of the time limit: past it, every screening round closes at once
 constexpr const char* kIncumbentAgent = "incumbent";  // the screened events of the incumbent, a round's reference
 
@@ -77,6 +78,12 @@ struct Run::State {
     std::optional<double> time_ns;
   };
   std::vector<Screened> round;
+  std::vector<std::pair<double, Knobs>> screened_bases;  // the fastest screened configurations, by time over the incumbent's screening
+  void keep_screened_base(double ratio, const Knobs& knobs) {
+    screened_bases.emplace_back(ratio, knobs);
+    std::stable_sort(screened_bases.begin(), screened_bases.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (screened_bases.size() > kScreenedBases) screened_bases.pop_back();
+  }
   std::size_t start_number = 1;  // the run's number of the starting candidate that passed (a random start may take draws)
   std::optional<std::optional<double>> round_reference;  // set once the incumbent is screened for the round (none: it failed)
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -450,6 +457,7 @@ void Run::replay(std::int64_t run_id) {
       ++st.summary.screened;
       if (e->agent == kIncumbentAgent && e->fidelity == 0) st.round_reference = e->time_ns;
       if (e->agent != kIncumbentAgent && e->fidelity == 0) {
+        if (e->time_ns && e->incumbent_ns && *e->incumbent_ns > 0) st.keep_screened_base(*e->time_ns / *e->incumbent_ns, e->knobs);
         st.tried.insert(e->knobs);
         st.round.push_back({e->knobs, e->agent, e->strategy, e->hypothesis, e->time_ns});
         ++screened_by[e->agent];
@@ -606,6 +614,9 @@ std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs
   std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? search_base(*st.restart_from) : incumbent, ""}};
   for (const auto& backup : st.controller.backups())
     bases.emplace_back(search_base(st.knobs_of[static_cast<std::size_t>(backup.candidate_id)]), fmt::format(" [from backup {}]", st.store_id_of[static_cast<std::size_t>(backup.candidate_id)]));
+  // Then the fastest screened configurations: a screening run judges few in full, so its backups alone leave most of a large
+  // space unreachable once the incumbent's neighbours are tried.
+  for (const auto& [ratio, knobs] : st.screened_bases) bases.emplace_back(knobs, fmt::format(" [from a configuration screened at {:.2f}x the incumbent's time]", ratio));
   const auto from_any_base = [&]() -> std::optional<Proposal> {
     const auto& agent = st.summary.agents[index];
     const auto evidence = st.board.relevant(agent.strategy, task_.definition.name, task_.definition.op_type, kEvidenceEntries);
@@ -707,6 +718,7 @@ std::optional<double> Run::screen_once(const Knobs& knobs, int fidelity, const s
   // A proposal's first screening teaches the board; the longer ones and the incumbent's own only rank.
   const bool teaches = fidelity == 0 && agent != kIncumbentAgent;
   Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, "", 0, "", 0};
+  if (teaches && time && incumbent_ns && *incumbent_ns > 0) st.keep_screened_base(*time / *incumbent_ns, knobs);
   if (teaches) {
     if (!time) {
       conclusion.outcome = "rejected: " + screened.reason.substr(0, screened.reason.find(' '));

@@ -199,6 +199,31 @@ TEST_F(ScreeningRunTest, TheFinalSpeedUpComesFromTheStartAndTheBestTimedSideBySi
   EXPECT_NEAR(finished.at("speedup").get<double>(), 5.0, 0.25);
 }
 
+// No promotion ever (every paired comparison is noise): the agents go on from the fastest screened configurations, and
+// reach the ones two steps from the start that no neighbour of the incumbent or backup is.
+TEST_F(ScreeningRunTest, AgentsSearchOnFromTheFastestScreenedConfigurations) {
+  const auto noise_only = [](const judge::CandidateSource&, const judge::CandidateSource&) {
+    PairedTimes times;
+    for (int i = 0; i < 12; ++i) times.samples.push_back({1000.0 + (i % 3), 1000.0 + (i % 2)});
+    return times;
+  };
+  RunOptions options = two_agents();
+  options.specialise = 1;
+  const auto summary = screened_run(
+      options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); },
+      [](const judge::CandidateSource& source, int) { return screened_like_the_judge(source); }, noise_only);
+  EXPECT_EQ(summary.promotions, 0);
+  std::set<Knobs> screened;
+  bool from_screened = false;
+  for (const auto& event : events(summary.run_id))
+    if (const auto* e = std::get_if<journal::Screened>(&event); e && e->agent != "incumbent") {
+      screened.insert(e->knobs);
+      from_screened |= e->hypothesis.find("[from a configuration screened at") != std::string::npos;
+    }
+  EXPECT_TRUE(from_screened);
+  EXPECT_TRUE(screened.count(Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}})) << "two steps from the start, one from a screened configuration";
+}
+
 TEST_F(ScreeningRunTest, ARandomStartIsSeededAllowedAndRedrawnWhileItFails) {
   std::set<Knobs> starts;
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
