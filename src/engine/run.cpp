@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 #include <vector>
 
@@ -34,16 +33,6 @@ constexpr int kRandomStarts = 16;  // random starting configurations tried befor
 constexpr std::size_t kScreenedBases = 16;  // screened configurations an agent may search from after the backups
 constexpr double kLateFraction = 0.75;  // of the time limit: past it, every screening round closes at once
 constexpr const char* kIncumbentAgent = "incumbent";  // the screened events of the incumbent, a round's reference
-
-// The geometric mean of a screening's visible workloads' medians (held-out ones never rank); none unless measured.
-std::optional<double> visible_geomean(const judge::Screening& screening) {
-  if (screening.outcome != judge::ScreeningOutcome::measured) return std::nullopt;
-  double log_sum = 0;
-  int count = 0;
-  for (const auto& row : screening.workloads)
-    if (!row.held_out && row.timing && row.timing->median_ns > 0) log_sum += std::log(row.timing->median_ns), ++count;
-  return count > 0 ? std::optional(std::exp(log_sum / count)) : std::nullopt;
-}
 
 // Why a screening dropped a candidate: the status and reason of its first workload that failed.
 std::string screening_failure(const judge::Screening& screening) {
@@ -707,7 +696,7 @@ std::optional<double> Run::screen_once(const Knobs& knobs, int fidelity, const s
     screening.build.ok = true;
     screening.workloads.push_back({"", false, judge::Status::runtime_error, error.what(), std::nullopt, std::nullopt});
   }
-  const auto time = visible_geomean(screening);
+  const auto time = screening.geomean_ns(true);  // held-out workloads never rank
   journal::Screened screened{agent, strategy, hypothesis, knobs, fidelity, std::string(judge::screening_outcome_name(screening.outcome)),
                              time ? "" : screening_failure(screening), time, {}, incumbent_ns, screening.seconds, std::nullopt, std::nullopt,
                              screening.phase_seconds};

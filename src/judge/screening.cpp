@@ -14,12 +14,12 @@ std::string_view screening_outcome_name(ScreeningOutcome outcome) {
   return "failed";
 }
 
-std::optional<double> Screening::geomean_ns() const {
+std::optional<double> Screening::geomean_ns(bool visible_only) const {
   if (outcome != ScreeningOutcome::measured) return std::nullopt;
   double log_sum = 0;
   int count = 0;
   for (const auto& row : workloads)
-    if (row.timing && row.timing->median_ns > 0) log_sum += std::log(row.timing->median_ns), ++count;
+    if (row.timing && row.timing->median_ns > 0 && !(visible_only && row.held_out)) log_sum += std::log(row.timing->median_ns), ++count;
   if (count == 0) return std::nullopt;
   return std::exp(log_sum / count);
 }

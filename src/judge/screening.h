@@ -39,8 +39,8 @@ struct Screening {
   BuildResult build;
   double seconds = 0;  // the whole screening, build included
   std::map<std::string, double> phase_seconds;  // where that time went, as the judge's verdict says (build, inputs, checks, timing, ...)
-  // The geometric mean of the workloads' medians; none unless measured.
-  std::optional<double> geomean_ns() const;
+  // The geometric mean of the workloads' medians (held-out ones left out when `visible_only`); none unless measured.
+  std::optional<double> geomean_ns(bool visible_only = false) const;
 };
 
 // The judge options of a screening: the backend's screening protocol over `base` (device, reference, seed, ...), timed
