@@ -15,6 +15,17 @@ namespace {
 
 std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
+// Output i's guards in the output region: [before, its start) and [after_start, after_end); with the outputs they
+// cover the region (the first output starts kGuardBytes in, and each guard after one ends where the next one's starts).
+struct OutputGuards {
+  std::size_t before, after_start, after_end;
+};
+
+OutputGuards output_guards(const Layout& layout, std::size_t i) {
+  return {layout.output_offsets[i] - kGuardBytes, layout.output_offsets[i] + layout.output_bytes[i],
+          i + 1 < layout.output_offsets.size() ? layout.output_offsets[i + 1] - kGuardBytes : layout.output_region_bytes};
+}
+
 }  // namespace
 
 Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolved, int wanted_slots, std::size_t pool_bytes,
@@ -62,10 +73,18 @@ void write_slot(const SharedBuffer& buffer, const Layout& layout, int slot, cons
   common::copy_bytes(buffer.data() + static_cast<std::size_t>(slot) * layout.slot_bytes, image.data(), image.size());
 }
 
-void prepare_outputs(const SharedBuffer& buffer, const Layout& layout, const std::vector<std::byte>& guard, std::byte poison) {
+void prepare_output_guards(const SharedBuffer& buffer, const Layout& layout, const std::vector<std::byte>& guard) {
   std::byte* region = buffer.data() + layout.output_base();
-  for (std::size_t at = 0; at < layout.output_region_bytes; at += kGuardBytes)
-    std::memcpy(region + at, guard.data(), std::min(kGuardBytes, layout.output_region_bytes - at));
+  for (std::size_t i = 0; i < layout.output_offsets.size(); ++i) {
+    const OutputGuards around = output_guards(layout, i);
+    for (const auto& [from, to] : {std::pair{around.before, layout.output_offsets[i]}, std::pair{around.after_start, around.after_end}})
+      for (std::size_t at = from; at < to; ++at) region[at] = guard[at % kGuardBytes];
+  }
+}
+
+void prepare_outputs(const SharedBuffer& buffer, const Layout& layout, const std::vector<std::byte>& guard, std::byte poison) {
+  prepare_output_guards(buffer, layout, guard);  // the guards and the outputs cover the region
+  std::byte* region = buffer.data() + layout.output_base();
   for (std::size_t i = 0; i < layout.output_offsets.size(); ++i)
     std::memset(region + layout.output_offsets[i], static_cast<int>(poison), layout.output_bytes[i]);
 }
@@ -74,9 +93,7 @@ std::optional<Failure> check_output_guards(const SharedBuffer& buffer, const Lay
                                            const task::Definition& definition, const task::ResolvedWorkload& resolved) {
   const std::byte* region = buffer.data() + layout.output_base();
   for (std::size_t i = 0; i < layout.output_offsets.size(); ++i) {
-    const std::size_t before = layout.output_offsets[i] - kGuardBytes;
-    const std::size_t after_start = layout.output_offsets[i] + layout.output_bytes[i];
-    const std::size_t after_end = (i + 1 < layout.output_offsets.size() ? layout.output_offsets[i + 1] - kGuardBytes : layout.output_region_bytes);
+    const auto [before, after_start, after_end] = output_guards(layout, i);
     for (std::size_t at = before; at < layout.output_offsets[i]; ++at)
       if (region[at] != guard[at % kGuardBytes])
         return Failure{Status::incorrect_shape, fmt::format("wrote {} bytes before the start of output '{}' (shape [{}], {})",

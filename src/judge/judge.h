@@ -46,6 +46,7 @@ struct JudgeOptions {
   int rechecks = JudgeProtocol{}.rechecks;
   int unseen_calls = JudgeProtocol{}.unseen_calls;
   bool stricter_rounds = JudgeProtocol{}.stricter_rounds;
+  bool checks_each_call = JudgeProtocol{}.checks_each_call;
   // Which reference checks the candidates: "auto" (a native one for the device, else the native C++ one, else the
   // PyTorch reference through the oracle), "native" (never the oracle) or "python" (always the PyTorch reference).
   std::string reference = "auto";
@@ -83,6 +84,7 @@ struct JudgeOptions {
     rechecks = protocol.rechecks;
     unseen_calls = protocol.unseen_calls;
     stricter_rounds = protocol.stricter_rounds;
+    checks_each_call = protocol.checks_each_call;
     roofline_margin = protocol.roofline_margin;
   }
 };

@@ -15,6 +15,10 @@ struct JudgeProtocol {
   // measured peaks, which a kernel vectorised better than the probe can beat.
   double roofline_margin = 1.0;
   bool stricter_rounds = true;  // after the rounds, one more per stricter input regime that changes a workload's inputs
+  // After each correctness call the inputs are read back and checked unchanged, and round 0 is called again with the
+  // second poison (a race or an unwritten element shows there). A screening leaves both to the full judge: on a GPU
+  // they move every input back and the outputs twice, most of a screening's time on the largest tasks.
+  bool checks_each_call = true;
 };
 
 // What the protocol is for: one candidate judged by itself (`kernelarc eval`), the many of a run's search, or a

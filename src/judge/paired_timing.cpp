@@ -122,7 +122,7 @@ PairedTiming Judge::time_paired(const CandidateSource& first, const CandidateSou
       }
     }
     // A median below the speed of light is impossible: the timing was fooled (the protocol condemns it too).
-    const double sol_ns = judgements[0]->roofline().seconds * 1e9;
+    const double sol_ns = judgements[0]->roofline().floor_seconds * 1e9;  // T_sol with the outputs the cache holds left out
     for (int side = 0; side < 2; ++side) {
       const double median_ns = percentile(side == 0 ? row.first_ns : row.second_ns, 0.5);
       if (median_ns * options_.roofline_margin < sol_ns)

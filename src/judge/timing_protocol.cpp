@@ -145,8 +145,8 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     timing.q1_ns = percentile(timing.samples_ns, 0.25);
     timing.q3_ns = percentile(timing.samples_ns, 0.75);
     timing.min_ns = *std::min_element(timing.samples_ns.begin(), timing.samples_ns.end());
-    const double sol_ns = roofline.seconds * 1e9;
-    const bool below_light = timing.median_ns * settings.roofline_margin < sol_ns;
+    const double sol_ns = roofline.seconds * 1e9, floor_ns = roofline.floor_seconds * 1e9;
+    const bool below_light = timing.median_ns * settings.roofline_margin < floor_ns;
     // The fastest call on new inputs: a cache misses on every one of them, while load slows only some.
     const double unseen_fastest_ns = timing.unseen_ns.empty() ? 0 : *std::min_element(timing.unseen_ns.begin(), timing.unseen_ns.end());
     // Each call on new inputs against the median and the loop's calls just before and after it: load that lasts a while
@@ -165,8 +165,9 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     if (below_light)
       return Failure{Status::reward_hack,
                      fmt::format("median {:.3f} us (then {:.3f} us measured again) is below the speed-of-light time {:.3f} us "
-                                 "({}-bound on {}): impossible, so the timing was fooled",
-                                 *below_light_median_ns / 1e3, timing.median_ns / 1e3, sol_ns / 1e3, roofline.bound, settings.device_name)};
+                                 "({}-bound on {}{}): impossible, so the timing was fooled",
+                                 *below_light_median_ns / 1e3, timing.median_ns / 1e3, floor_ns / 1e3, roofline.bound, settings.device_name,
+                                 floor_ns < sol_ns ? fmt::format(", the outputs the cache holds left out of T_sol {:.3f} us", sol_ns / 1e3) : "")};
     if (unseen_check.finding == UnseenFinding::not_slower || timing.unseen_ns.empty()) return std::nullopt;
     if (unseen_check.finding == UnseenFinding::slower && attempt > 1 && unseen_by_load < kUnseenFalseAlarm)
       return Failure{Status::reward_hack,

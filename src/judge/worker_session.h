@@ -25,6 +25,7 @@ struct CallPlan {
   // GPU correctness calls: the worker poisons the outputs on the device with this, and the output region (the
   // guards) goes up only when the session's device copy does not have it yet.
   std::optional<std::byte> device_poison;
+  bool inputs_out = true;  // with everything_out: the inputs come back too, to be checked unchanged
 };
 
 // Whose code the worker runs: a failure of the reference's is the task's (INVALID_REFERENCE), never the candidate's.

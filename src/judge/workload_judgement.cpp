@@ -59,7 +59,7 @@ WorkloadJudgement::WorkloadJudgement(Judge& judge, const CandidateSource& candid
   const bool timed = options_.time_candidates || paired;
   const bool timed_on_gpu = timed && judge.backend_.device_memory();
   layout_ = make_layout(judge.task_, resolved_, timed ? total_calls : 1, options_.input_pool_bytes,
-                        timed_on_gpu ? kVariantsKept : 0);
+                        timed_on_gpu ? std::min(options_.rounds, kVariantsKept) : 0);
   reference_layout_ = make_layout(judge.task_, resolved_, 1, options_.input_pool_bytes);
   guard_ = guard_pattern(workload_seed_);
   generation_ = ++judge.buffer_generation_;
@@ -150,14 +150,19 @@ std::optional<Failure> WorkloadJudgement::correctness(int rounds, bool stricter)
 std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegime regime, const ReferenceRound& given) {
   at(JudgePhase::correctness, round, 0);
   if (auto failure = [&]() -> std::optional<Failure> {
-        write_slot(*buffer_, layout_, 0, given.slot_image);
+        {
+          const auto staging = phases_.measure("staging");
+          write_slot(*buffer_, layout_, 0, given.slot_image);
+        }
         // On a GPU the worker poisons the outputs on the device: writing and uploading them would cost more.
         CallPlan plan;
+        plan.inputs_out = options_.checks_each_call;
         if (gpu_) plan.device_poison = kPoisonFirst;
         else prepare_outputs(*buffer_, layout_, guard_, kPoisonFirst);
         if (auto failure = call(candidate_session_, 0, nullptr, nullptr, nullptr, plan)) return failure;
         if (auto failure = check_output_guards(*buffer_, layout_)) return failure;
-        if (auto failure = check_inputs(*buffer_, layout_, 0, given.slot_image)) return failure;
+        if (options_.checks_each_call)
+          if (auto failure = check_inputs(*buffer_, layout_, 0, given.slot_image)) return failure;
         return compare(given.reference, kPoisonFirst);
       }()) {
     if (regime != InputRegime::benchmark)
@@ -171,10 +176,13 @@ std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegi
     const auto looking = phases_.measure("background check");
     if (auto activity = find_background_activity(candidate_session_.worker.pid())) return Failure{Status::reward_hack, *activity};
   }
-  if (round != 0) return std::nullopt;
+  if (round != 0 || !options_.checks_each_call) return std::nullopt;
   // Same inputs again with another poison: a race or an unwritten element shows here.
   at(JudgePhase::correctness, round, 1);
-  const auto first = outputs_of(*buffer_, layout_);
+  const auto first = [&] {
+    const auto staging = phases_.measure("staging");
+    return outputs_of(*buffer_, layout_);
+  }();
   CallPlan again;
   if (gpu_) {
     again.device_poison = kPoisonSecond;
@@ -437,6 +445,7 @@ std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot,
   };
   if (plan.device_poison) {
     plan.outputs_in = !session.outputs_placed;
+    const auto staging = phases_.measure("staging");
     if (plan.outputs_in) prepare_outputs(*buffer_, layout, guard_, *plan.device_poison);
   }
   if (plan.inputs_in || plan.outputs_in) {
@@ -461,7 +470,7 @@ std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot,
   if (!is_reference)
     if (auto failure = work_outside_the_call(reply.body)) return failure;
   if (plan.everything_out)
-    if (auto failure = moved(transfer(session, message::Direction::download, layout, slot, true, true))) return failure;
+    if (auto failure = moved(transfer(session, message::Direction::download, layout, slot, plan.inputs_out, true))) return failure;
   return std::nullopt;
 }
 

@@ -357,35 +357,32 @@ void store_element(DType dtype, void* base, std::int64_t index, double value) {
 }
 
 std::vector<float> to_float32(DType dtype, const void* base, std::int64_t elements) {
-    require_non_negative(elements, "to_float32 element count");
     std::vector<float> values;
+    to_float32_into(dtype, base, elements, values);
+    return values;
+}
+
+void to_float32_into(DType dtype, const void* base, std::int64_t elements, std::vector<float>& values) {
+    require_non_negative(elements, "to_float32 element count");
+    const auto count = static_cast<std::size_t>(elements);
+    values.resize(count * static_cast<std::size_t>(info(dtype).values_per_element));
+    float* out = values.data();
     if (dtype == DType::float4_e2m1fn_x2) {
-        values.reserve(static_cast<std::size_t>(elements) * 2);
         const auto* bytes = static_cast<const std::uint8_t*>(base);
-        for (std::int64_t i = 0; i < elements; ++i) {
-            values.push_back(fp4_e2m1_to_float(bytes[i] & 0x0F));
-            values.push_back(fp4_e2m1_to_float(bytes[i] >> 4));
+        for (std::size_t i = 0; i < count; ++i) {
+            out[2 * i] = fp4_e2m1_to_float(bytes[i] & 0x0F);
+            out[2 * i + 1] = fp4_e2m1_to_float(bytes[i] >> 4);
         }
-        return values;
+        return;
     }
     // The judge compares gigabytes per candidate: the common formats skip the per-element dispatch.
-    if (dtype == DType::float32) {
-        values.resize(static_cast<std::size_t>(elements));
-        std::memcpy(values.data(), base, values.size() * sizeof(float));
-        return values;
+    const auto* halves = static_cast<const std::uint16_t*>(base);
+    switch (dtype) {
+        case DType::float32: std::memcpy(out, base, count * sizeof(float)); return;
+        case DType::bfloat16: for (std::size_t i = 0; i < count; ++i) out[i] = bf16_to_float(halves[i]); return;
+        case DType::float16: for (std::size_t i = 0; i < count; ++i) out[i] = fp16_to_float(halves[i]); return;
+        default: for (std::size_t i = 0; i < count; ++i) out[i] = narrow_to_float(load_element(dtype, base, static_cast<std::int64_t>(i)));
     }
-    if (dtype == DType::bfloat16 || dtype == DType::float16) {
-        values.resize(static_cast<std::size_t>(elements));
-        const auto* halves = static_cast<const std::uint16_t*>(base);
-        for (std::size_t i = 0; i < values.size(); ++i)
-            values[i] = dtype == DType::bfloat16 ? bf16_to_float(halves[i]) : fp16_to_float(halves[i]);
-        return values;
-    }
-    values.reserve(static_cast<std::size_t>(elements));
-    for (std::int64_t i = 0; i < elements; ++i) {
-        values.push_back(narrow_to_float(load_element(dtype, base, i)));
-    }
-    return values;
 }
 
 void from_float32(DType dtype, const float* values, std::int64_t value_count, void* destination) {

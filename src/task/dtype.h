@@ -92,6 +92,9 @@ void store_element(DType dtype, void* base, std::int64_t index, double value);
 // Expands `elements` stored elements to float32 values; float4_e2m1fn_x2 gives two values per element, low nibble
 // first. int64 values beyond 2^24 round to the nearest float.
 std::vector<float> to_float32(DType dtype, const void* base, std::int64_t elements);
+// The same into `values`, whose memory is reused: the judge converts gigabytes in chunks, and a fresh vector per chunk
+// cost a page-faulting allocation each time.
+void to_float32_into(DType dtype, const void* base, std::int64_t elements, std::vector<float>& values);
 // Inverse of to_float32; `value_count` counts values (two per float4_e2m1fn_x2 element, so it must be even there).
 // Writes storage_bytes(dtype, elements) bytes; an odd float4_e2m1 count leaves the last high nibble zero.
 void from_float32(DType dtype, const float* values, std::int64_t value_count, void* destination);

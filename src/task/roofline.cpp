@@ -52,6 +52,9 @@ RooflineEstimate estimate_roofline(const Task& task, const ResolvedWorkload& wor
   const auto& roofline = task.definition.roofline;
   const std::filesystem::path file = task.directory / "definition.json";
   RooflineEstimate estimate;
+  double output_bytes = 0;
+  for (std::size_t i = 0; i < task.definition.outputs.size() && i < workload.output_shapes.size(); ++i)
+    output_bytes += static_cast<double>(storage_bytes(task.definition.outputs[i].dtype, element_count(workload.output_shapes[i])));
   try {
     if (roofline.flops) estimate.flops = roofline.flops->evaluate(workload.axes);
     if (roofline.bytes) {
@@ -79,6 +82,8 @@ RooflineEstimate estimate_roofline(const Task& task, const ResolvedWorkload& wor
   }
   estimate.seconds = std::max(memory_seconds, compute_seconds);
   estimate.bound = compute_seconds > memory_seconds ? "compute" : "memory";
+  const double past_the_cache = std::max(0.0, estimate.bytes - std::min(output_bytes, std::max(0.0, peaks.cache_bytes)));
+  estimate.floor_seconds = std::max(peaks.bytes_per_second > 0 ? past_the_cache / peaks.bytes_per_second : 0.0, compute_seconds);
   return estimate;
 }
 

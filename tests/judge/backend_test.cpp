@@ -94,6 +94,15 @@ TEST(BackendTest, TheJudgesProtocolDefaultsComeFromTheBackend) {
   expect_protocol(cpu_backend().protocol(ProtocolUse::screening), 1, 1, 5, 0, 0, 2.0);
   EXPECT_FALSE(cpu_backend().protocol(ProtocolUse::screening).stricter_rounds);
   EXPECT_TRUE(cpu_backend().protocol(ProtocolUse::search).stricter_rounds);
+  // The checks of each correctness call (inputs unchanged, a second call with another poison) are left out only where
+  // nothing is decided: a full judgement keeps them on every device.
+  for (const Backend* backend : {&cpu_backend(), cuda_backend()}) {
+    if (!backend) continue;
+    EXPECT_TRUE(backend->protocol(ProtocolUse::search).checks_each_call) << backend->display_name();
+    EXPECT_TRUE(backend->protocol(ProtocolUse::evaluation).checks_each_call) << backend->display_name();
+    EXPECT_FALSE(backend->protocol(ProtocolUse::screening).checks_each_call) << backend->display_name();
+  }
+  EXPECT_TRUE(JudgeOptions{}.checks_each_call);
   // JudgeOptions starts from the thorough protocol, and takes a backend's whole.
   JudgeOptions options;
   expect_protocol({options.rounds, options.warmup, options.iterations, options.rechecks, options.unseen_calls, options.roofline_margin}, 10,

@@ -1,5 +1,6 @@
 // A run's screeners read the rounds its judge made (Judge::share_rounds_with): a screening after the full judgement makes
 // no inputs and runs no reference again, and a judge whose rounds would not be the other's cannot share them.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -67,6 +68,32 @@ TEST_F(SharedRoundsTest, AScreeningAfterTheJudgeMakesNoInputsAgain) {
   ASSERT_EQ(shared.outcome, ScreeningOutcome::measured);
   EXPECT_EQ(shared.phase_seconds.count("inputs"), 0u) << "its round 0 is the judge's";
   for (const auto& row : shared.workloads) EXPECT_TRUE(row.timing) << row.uuid;
+}
+
+// A screening ranks and never decides: it leaves the checks of each call (inputs read back, round 0 called again with
+// another poison) to the full judge. A candidate whose every call after the first moves an output by half the tolerance
+// is measured by a screening and condemned as nondeterministic by the full judge.
+TEST_F(SharedRoundsTest, AScreeningLeavesTheChecksOfEachCallToTheFullJudge) {
+  const task::Tolerance& tolerance = task_.workloads.front().tolerance;
+  CandidateSource wobbly = candidate_;
+  wobbly.name = "softmax.moves_after_its_first_call";
+  const auto end = wobbly.source.rfind("return 0;");
+  ASSERT_NE(end, std::string::npos);
+  wobbly.source.insert(end, fmt::format("static int calls = 0;\n  float* first = static_cast<float*>(outputs[0]->data);\n"
+                                        "  if (++calls > 1) first[0] += 0.5f * ({}f + {}f * std::fabs(first[0]));\n  ",
+                                        tolerance.max_atol, tolerance.max_rtol));
+
+  Screener screener(task_, screening_options(options_), peaks_);
+  EXPECT_FALSE(screener.options().checks_each_call);
+  const auto screened = screener.screen(wobbly);
+  EXPECT_EQ(screened.outcome, ScreeningOutcome::measured) << (screened.workloads.empty() ? "" : screened.workloads.front().reason);
+
+  Judge judge(task_, options_, peaks_);
+  const auto judged = judge.evaluate(wobbly);
+  ASSERT_FALSE(judged.passed());
+  ASSERT_FALSE(judged.workloads.empty());
+  EXPECT_EQ(judged.workloads.front().status, Status::reward_hack) << describe(judged);
+  EXPECT_NE(judged.workloads.front().reason.find("nondeterministic"), std::string::npos) << judged.workloads.front().reason;
 }
 
 TEST_F(SharedRoundsTest, OnlyAJudgeOfFewerBenchmarkRoundsOnTheSameSeedShares) {

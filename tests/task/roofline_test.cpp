@@ -152,6 +152,27 @@ TEST(RooflineTest, DefaultBytesAreInputsPlusOutputs) {
   EXPECT_EQ(estimate.bound, "memory");
 }
 
+TEST(RooflineTest, TheFloorLeavesOutTheOutputsTheCacheHolds) {
+  // 116 B moved, 16 B of them the output c. Without a cache the floor is T_sol; a cache of 10 B takes 10 B off it, one
+  // of 64 B the whole output, never an input's bytes. A compute bound is never lowered.
+  DevicePeaks peaks;
+  peaks.name = "one byte per second";
+  peaks.bytes_per_second = 1;
+  peaks.flops_per_second["fp32"] = 1;
+  const Task task = gemm_task(std::nullopt, std::nullopt, "fp32");
+  EXPECT_DOUBLE_EQ(estimate_roofline(task, gemm_workload(4, 2, 8), peaks).floor_seconds, 116);
+  peaks.cache_bytes = 10;
+  auto estimate = estimate_roofline(task, gemm_workload(4, 2, 8), peaks);
+  EXPECT_DOUBLE_EQ(estimate.seconds, 116) << "T_sol itself is the benchmark's";
+  EXPECT_DOUBLE_EQ(estimate.floor_seconds, 106);
+  peaks.cache_bytes = 64;
+  EXPECT_DOUBLE_EQ(estimate_roofline(task, gemm_workload(4, 2, 8), peaks).floor_seconds, 100);
+  const Task compute = gemm_task("1000", std::nullopt, "fp32");
+  estimate = estimate_roofline(compute, gemm_workload(4, 2, 8), peaks);
+  EXPECT_EQ(estimate.bound, "compute");
+  EXPECT_DOUBLE_EQ(estimate.floor_seconds, 1000);
+}
+
 TEST(RooflineTest, DefaultBytesCountPackedTypes) {
   Task task;
   task.directory = "/tasks/packed";

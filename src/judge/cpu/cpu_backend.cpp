@@ -78,6 +78,7 @@ JudgeProtocol CpuBackend::protocol(ProtocolUse use) const {
     protocol.rechecks = 0;
     protocol.unseen_calls = 0;
     protocol.stricter_rounds = false;
+    protocol.checks_each_call = false;
   }
   return protocol;
 }

@@ -49,6 +49,9 @@ task::DevicePeaks CudaBackend::peaks(int ordinal, const CompilerOptions&, const 
     int multiprocessors = 0;
     if (api->device_get_attribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) == CUDA_SUCCESS && multiprocessors > 0)
       peaks->multiprocessors = multiprocessors;
+    int l2_bytes = 0;
+    if (api->device_get_attribute(&l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device) == CUDA_SUCCESS && l2_bytes > 0)
+      peaks->cache_bytes = l2_bytes;
     return *peaks;
   }
   throw std::runtime_error(fmt::format("no datasheet peaks are known for \"{}\" (src/task/roofline.cpp lists the known GPUs)", name));
@@ -138,6 +141,7 @@ JudgeProtocol CudaBackend::protocol(ProtocolUse use) const {
     protocol.rechecks = 0;
     protocol.unseen_calls = 0;
     protocol.stricter_rounds = false;
+    protocol.checks_each_call = false;
   }
   return protocol;
 }

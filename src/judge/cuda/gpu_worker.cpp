@@ -170,6 +170,9 @@ class GpuWorker {
     if (found == mappings_.end()) {
       evict_mappings(bytes);
       Mapping mapping;
+      mapping.file = file;
+      mapping.device = status.st_dev;
+      mapping.inode = status.st_ino;
       mapping.host = SharedBuffer::open(file, bytes);
       // Pinned staging makes the copies several times faster; pageable copies still work when the driver refuses.
       mapping.pinned = api_.mem_host_register(mapping.host.data(), bytes, 0) == CUDA_SUCCESS;
@@ -186,17 +189,31 @@ class GpuWorker {
     return {{"ok", true}, {"pinned", found->second.pinned}};
   }
 
-  // Least recently mapped first, until `incoming` more bytes fit the budget.
+  // Files the judge has removed or replaced first, then the least recently mapped, until `incoming` more bytes fit the
+  // budget: a quarter of the machine's memory (8 to 64 GiB). A search cycles through every workload of a task for each
+  // candidate; with a smaller budget (8 GiB) the largest task's buffers were pinned anew for every candidate, 1.2 s each.
   void evict_mappings(std::size_t incoming) {
-    constexpr std::size_t kMappedBudget = std::size_t{8} << 30;
-    while (!mappings_.empty() && (incoming > kMappedBudget || mapped_bytes_ > kMappedBudget - incoming)) {
-      auto oldest = std::min_element(mappings_.begin(), mappings_.end(),
-                                     [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
-      if (host_ == &oldest->second.host) host_ = nullptr;
-      if (oldest->second.pinned) api_.mem_host_unregister(oldest->second.host.data());
-      mapped_bytes_ -= oldest->second.host.size();
-      mappings_.erase(oldest);
+    static const std::size_t budget = mapped_budget();
+    for (auto it = mappings_.begin(); it != mappings_.end();) {
+      struct stat status {};
+      const bool stale = ::stat(it->second.file.c_str(), &status) != 0 || status.st_dev != it->second.device || status.st_ino != it->second.inode;
+      it = stale ? forget(it) : std::next(it);
     }
+    while (!mappings_.empty() && (incoming > budget || mapped_bytes_ > budget - incoming))
+      forget(std::min_element(mappings_.begin(), mappings_.end(), [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; }));
+  }
+
+  static std::size_t mapped_budget() {
+    const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    const std::size_t memory = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+    return std::clamp(memory / 4, std::size_t{8} << 30, std::size_t{64} << 30);
+  }
+
+  auto forget(auto mapping) -> decltype(mapping) {  // an iterator of mappings_; returns the next
+    if (host_ == &mapping->second.host) host_ = nullptr;
+    if (mapping->second.pinned) api_.mem_host_unregister(mapping->second.host.data());
+    mapped_bytes_ -= mapping->second.host.size();
+    return mappings_.erase(mapping);
   }
 
   json bind(const message::Bind& request) {
@@ -342,6 +359,9 @@ class GpuWorker {
   std::size_t persisting_at_start_ = SIZE_MAX;  // the persisting-L2 set-aside the judge leaves; SIZE_MAX: not readable here
   struct Mapping {
     SharedBuffer host;
+    std::string file;
+    dev_t device = 0;
+    ino_t inode = 0;
     bool pinned = false;
     std::uint64_t last_use = 0;
   };
