@@ -345,6 +345,21 @@ std::optional<std::string> Judge::set_up_workers(const CandidateSource& candidat
   return std::nullopt;
 }
 
+std::optional<Failure> Judge::pass_build_gate(const CandidateSource& candidate, BuildResult& built, PhaseClock& phases,
+                                              const ProgressCallback& say) const {
+  if (auto forbidden = forbidden_call_in_source(candidate.source, task_.definition.forbid)) return Failure{Status::reward_hack, *forbidden};
+  if (say) say(fmt::format("building {}", candidate.name));
+  {
+    const auto building = phases.measure("build");
+    built = build(candidate);
+  }
+  if (!built.ok) return Failure{Status::compile_error, built.diagnostics};
+  if (!candidate.runs_in_oracle())
+    if (auto forbidden = forbidden_call_in_library(built.library, task_.definition.forbid, backend_.library_lookups_allowed()))
+      return Failure{Status::reward_hack, *forbidden};
+  return std::nullopt;
+}
+
 CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const ProgressCallback& progress) {
   const auto started = std::chrono::steady_clock::now();
   const auto say = [&](const std::string& line) {
@@ -375,17 +390,7 @@ CandidateVerdict Judge::evaluate(const CandidateSource& candidate, const Progres
     verdict.phase_seconds = phases.seconds();
     return verdict;
   };
-  // Before the build: an explained verdict for a forbidden call costs no compilation.
-  if (auto forbidden = forbidden_call_in_source(candidate.source, task_.definition.forbid)) return fill_all(Status::reward_hack, *forbidden, JudgePhase::build);
-  say(fmt::format("building {}", candidate.name));
-  {
-    const auto building = phases.measure("build");
-    verdict.build = build(candidate);
-  }
-  if (!verdict.build.ok) return fill_all(Status::compile_error, verdict.build.diagnostics, JudgePhase::build);
-  if (!candidate.runs_in_oracle())
-    if (auto forbidden = forbidden_call_in_library(verdict.build.library, task_.definition.forbid, backend_.library_lookups_allowed()))
-      return fill_all(Status::reward_hack, *forbidden, JudgePhase::build);
+  if (auto failure = pass_build_gate(candidate, verdict.build, phases, say)) return fill_all(failure->status, failure->reason, JudgePhase::build);
 
   if (!reference_build_) {
     const auto building = phases.measure("build");

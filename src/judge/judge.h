@@ -16,7 +16,9 @@
 #include "judge/backend.h"
 #include "judge/cpu_compiler.h"
 #include "judge/dispatch_rule.h"
+#include "judge/judge_failure.h"
 #include "judge/judge_protocol.h"
+#include "judge/phase_clock.h"
 #include "judge/paired_timing.h"
 #include "judge/shared_buffer.h"
 #include "judge/sandbox.h"
@@ -134,6 +136,10 @@ class Judge {
   friend class WorkloadJudgement;  // judge/workload_judgement.h: one workload of a candidate, with what outlives the candidate
   using Session = WorkerSession;
   void build_reference(const ProgressCallback& say);
+  // What every candidate meets before it runs, in evaluate and in a paired measurement alike: no forbidden call in its
+  // source (checked first: an explained verdict costs no compilation), a build, no forbidden call in what was built.
+  std::optional<Failure> pass_build_gate(const CandidateSource& candidate, BuildResult& built, PhaseClock& phases,
+                                         const ProgressCallback& say) const;
   // The candidate's worker and the reference's for one evaluation, files under `prefix`; a reason when they cannot be.
   // `paired_second`: the second candidate of a paired measurement, alive beside the first: a kernel-only one gets a worker
   // of its own instead of the kept one (which holds the first), and its buffers are in a folder the first cannot reach.

@@ -45,18 +45,12 @@ PairedTiming Judge::time_paired(const CandidateSource& first, const CandidateSou
     return fmt::format("{} on workload {} ({}): {}", status_name(failure.status), place.workload_uuid, phase_name(place.phase), failure.reason);
   };
 
-  // The same rules as evaluate's: a forbidden call, then the build (a cache hit after evaluate), then the library's calls.
+  // Evaluate's own gate (the build is a cache hit after evaluate).
+  PhaseClock phases;
   std::array<BuildResult, 2> builds;
-  for (int side = 0; side < 2; ++side) {
-    const CandidateSource& candidate = *candidates[static_cast<std::size_t>(side)];
-    auto& built = builds[static_cast<std::size_t>(side)];
-    if (auto forbidden = forbidden_call_in_source(candidate.source, task_.definition.forbid)) return fail(side, "REWARD_HACK: " + *forbidden);
-    built = build(candidate);
-    if (!built.ok) return fail(side, "COMPILE_ERROR: " + built.diagnostics);
-    if (!candidate.runs_in_oracle())
-      if (auto forbidden = forbidden_call_in_library(built.library, task_.definition.forbid, backend_.library_lookups_allowed()))
-        return fail(side, "REWARD_HACK: " + *forbidden);
-  }
+  for (int side = 0; side < 2; ++side)
+    if (auto failure = pass_build_gate(*candidates[static_cast<std::size_t>(side)], builds[static_cast<std::size_t>(side)], phases, {}))
+      return fail(side, fmt::format("{}: {}", status_name(failure->status), failure->reason));
   if (!reference_build_) build_reference(say);
   if (!reference_build_->ok) {
     result.failure = "the task's reference: INVALID_REFERENCE: " + reference_build_->diagnostics;
@@ -77,7 +71,6 @@ PairedTiming Judge::time_paired(const CandidateSource& first, const CandidateSou
   std::vector<const task::Workload*> visible;
   for (const auto& workload : task_.workloads)
     if (!workload.held_out) visible.push_back(&workload);
-  PhaseClock phases;
   std::optional<MachineConditions> conditions_before;
   for (const task::Workload* workload : visible) {
     say(fmt::format("paired timing: workload {}/{} {}", result.workloads.size() + 1, visible.size(), workload->uuid));
