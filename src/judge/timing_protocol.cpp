@@ -48,7 +48,11 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
                                            const task::RooflineEstimate& roofline, std::optional<TimingStats>& timing_out,
                                            PhaseClock& phases, const std::function<void(const std::string&)>& say) {
   const bool gpu = candidate_session.on_gpu;
-  const int total_calls = settings.warmup + settings.iterations;
+  // At least one untimed call first when calls on new inputs are made: the first call after the judge's probes meets a
+  // cold worker, and with no warm-up every call on new inputs came first (`--warmup 0 --iterations 1`), was slower each
+  // time, and an honest copy kernel was condemned as keeping answers under CI's load.
+  const int warmup = std::max(settings.warmup, settings.unseen_calls > 0 ? 1 : 0);
+  const int total_calls = warmup + settings.iterations;
   // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
   // first with an empty entry point on the same path, and taken off every sample. A measurement below the
   // speed of light is taken again once before it condemns: load from other processes in the probes' window
@@ -69,7 +73,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     std::mt19937_64 pick(common::mix64(settings.workload_seed + 99));
     std::vector<int> recheck;
     for (int i = 0; i < settings.rechecks; ++i)
-      recheck.push_back(settings.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(settings.iterations)));
+      recheck.push_back(warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(settings.iterations)));
     recheck.push_back(total_calls - 1);  // the last call is always checked
     // Inputs it was never given: the loop reuses the correctness rounds' inputs, so a candidate that keeps its answers
     // keyed on the content would replay them there. A few more calls get new inputs, at random places among the timed
@@ -86,7 +90,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
       for (int k = first_unseen; k < first_unseen + calls; ++k) {
         hooks.entering(JudgePhase::unseen, k, -1);
         if (auto failure = hooks.unseen_round(k, unseen.emplace_back())) return failure;
-        unseen_before.push_back(settings.warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(settings.iterations)));
+        unseen_before.push_back(warmup + static_cast<int>(pick() % static_cast<std::uint64_t>(settings.iterations)));
       }
       std::sort(unseen_before.begin(), unseen_before.end());
     }
@@ -95,7 +99,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
     TimedCalls calls(settings, hooks, candidate_session, buffer, layout, guard, variants, timing.call_overhead_ns, phases);
     auto timing_started = std::chrono::steady_clock::now();
     for (int iteration = 0; iteration < total_calls; ++iteration) {
-      if (iteration == settings.warmup) timing_started = std::chrono::steady_clock::now();
+      if (iteration == warmup) timing_started = std::chrono::steady_clock::now();
       const int slot = iteration % layout.slots;
       for (; unseen_done < unseen_before.size() && unseen_before[unseen_done] == iteration; ++unseen_done) {
         const ReferenceRound& fresh = *unseen[unseen_done];
@@ -115,7 +119,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
         unseen_next_sample.push_back(timing.samples_ns.size());
         if (auto failure = calls.verify(slot, fresh, "a call on new inputs", false)) return failure;
       }
-      const bool timed = iteration >= settings.warmup;
+      const bool timed = iteration >= warmup;
       const bool checked = std::find(recheck.begin(), recheck.end(), iteration) != recheck.end();
       TimedSample sample;
       if (auto failure = calls.loop_call(iteration, timed, checked, sample)) return failure;
