@@ -1,0 +1,65 @@
+// What a run decides from (Run::State, rebuilt from the journal on resume) and what the parts of Run share: run.cpp (the
+// loop, the start, proposals), run_screening.cpp (screening rounds) and run_resume.cpp (resume). Private to engine::Run.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/board.h"
+#include "engine/brain.h"
+#include "engine/controller.h"
+#include "engine/measurement.h"
+#include "engine/proposal_queue.h"
+#include "engine/run.h"
+#include "engine/run_summary.h"
+
+namespace kernelarc::engine {
+
+namespace run_detail {
+inline constexpr std::size_t kScreenedBases = 16;  // screened configurations an agent may search from after the backups
+inline constexpr const char* kIncumbentAgent = "incumbent";  // the screened events of the incumbent, a round's reference
+}  // namespace run_detail
+
+// Everything a run decides from, rebuilt from the store on resume.
+struct Run::State {
+  Controller controller;
+  Board board;
+  RunSummary summary;
+  std::vector<std::string> strategies;
+  std::vector<std::shared_ptr<Brain>> brains;  // shared: a brain answering on another thread outlives a new deal
+  std::set<Knobs> tried;
+  std::vector<Knobs> knobs_of;              // by the run's candidate number (1 = the starting candidate)
+  std::vector<std::int64_t> store_id_of;    // the same numbering: the candidate's id in the store
+  std::map<std::int64_t, std::string> sources;   // proposals' own sources, by their kSourceKnob value
+  std::vector<std::string> feedback;        // by agent: what happened to its last candidate
+  std::vector<int> failed_in_a_row;         // by agent
+  std::vector<WorkloadTime> incumbent_times;
+  std::size_t since_plateau = 0;
+  ProposalQueue pending;
+  std::optional<Knobs> restart_from;
+  // The screening round under way: what was measured, and the incumbent's screening it is ranked against.
+  struct Screened {
+    Knobs knobs;
+    std::string agent, strategy, hypothesis;
+    std::optional<double> time_ns;
+  };
+  std::vector<Screened> round;
+  std::vector<std::pair<double, Knobs>> screened_bases;  // the fastest screened configurations, by time over the incumbent's screening
+  void keep_screened_base(double ratio, const Knobs& knobs) {
+    screened_bases.emplace_back(ratio, knobs);
+    std::stable_sort(screened_bases.begin(), screened_bases.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (screened_bases.size() > run_detail::kScreenedBases) screened_bases.pop_back();
+  }
+  std::size_t start_number = 1;  // the run's number of the starting candidate that passed (a random start may take draws)
+  std::optional<std::optional<double>> round_reference;  // set once the incumbent is screened for the round (none: it failed)
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
+};
+
+}  // namespace kernelarc::engine
