@@ -52,6 +52,12 @@ void copy_bytes(void* to, const void* from, std::size_t bytes) {
   });
 }
 
+void fill_bytes(void* to, unsigned char value, std::size_t bytes) {
+  for_each_chunk(static_cast<std::int64_t>(bytes), kByteChunk, [&](std::int64_t begin, std::int64_t end, std::int64_t) {
+    std::memset(static_cast<char*>(to) + begin, value, static_cast<std::size_t>(end - begin));
+  });
+}
+
 bool equal_bytes(const void* a, const void* b, std::size_t bytes) {
   std::atomic<bool> equal{true};
   for_each_chunk(static_cast<std::int64_t>(bytes), kByteChunk, [&](std::int64_t begin, std::int64_t end, std::int64_t) {

@@ -16,6 +16,9 @@ void for_each_chunk(std::int64_t count, std::int64_t chunk,
 // memcpy over the machine's cores: the judge stages gigabytes of inputs and outputs per candidate.
 void copy_bytes(void* to, const void* from, std::size_t bytes);
 
+// memset over the machine's cores: the judge poisons gigabytes of outputs per candidate.
+void fill_bytes(void* to, unsigned char value, std::size_t bytes);
+
 // memcmp(a, b, bytes) == 0 over the machine's cores: the judge checks gigabytes of inputs per candidate.
 bool equal_bytes(const void* a, const void* b, std::size_t bytes);
 

@@ -86,7 +86,7 @@ void prepare_outputs(const SharedBuffer& buffer, const Layout& layout, const std
   prepare_output_guards(buffer, layout, guard);  // the guards and the outputs cover the region
   std::byte* region = buffer.data() + layout.output_base();
   for (std::size_t i = 0; i < layout.output_offsets.size(); ++i)
-    std::memset(region + layout.output_offsets[i], static_cast<int>(poison), layout.output_bytes[i]);
+    common::fill_bytes(region + layout.output_offsets[i], static_cast<unsigned char>(poison), layout.output_bytes[i]);
 }
 
 std::optional<Failure> check_output_guards(const SharedBuffer& buffer, const Layout& layout, const std::vector<std::byte>& guard,
