@@ -52,7 +52,7 @@ void write_slot(const SharedBuffer& buffer, const Layout& layout, int slot, cons
 
 // The output region: guards everywhere, then each output filled with the poison.
 void prepare_outputs(const SharedBuffer& buffer, const Layout& layout, const std::vector<std::byte>& guard, std::byte poison);
-// Only the guards, the outputs left as they are (the worker of a GPU poisons the outputs on the device itself).
+// Only the guards, the outputs left as they are.
 void prepare_output_guards(const SharedBuffer& buffer, const Layout& layout, const std::vector<std::byte>& guard);
 
 // Guards around outputs: a write past an output's end means the candidate assumed another shape.

@@ -3,6 +3,7 @@
 // (docs/GUARD.md).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -78,6 +79,12 @@ struct JudgeOptions {
   // pages. 0: an eighth of the machine's memory.
   std::size_t buffer_cache_bytes = 0;
   CompilerOptions compiler;
+
+  // The untimed calls the judge makes before timed ones, the candidate's, the baseline's and a paired measurement's
+  // alike: one at least, since the first call after the judge's probes meets a cold worker. With no warm-up
+  // (`--warmup 0 --iterations 1`) every call on new inputs came first, was slower each time, and an honest copy
+  // kernel was condemned under CI's load as keeping answers by content.
+  int warmup_calls() const { return std::max(warmup, 1); }
 
   void use_protocol(const JudgeProtocol& protocol) {
     rounds = protocol.rounds;

@@ -100,8 +100,8 @@ PairedTiming Judge::time_paired(const CandidateSource& first, const CandidateSou
     PairedWorkload row{workload->uuid, {}, {}};
     // Call i of each candidate gets the same variant in the same slot. Warm-up calls first, then the pairs; the order
     // alternates (pair 0: first then second, pair 1: second then first, ...) so drift favours neither.
-    for (int i = 0; i < options_.warmup + pairs; ++i) {
-      const int pair = i - options_.warmup;
+    for (int i = 0; i < options_.warmup_calls() + pairs; ++i) {
+      const int pair = i - options_.warmup_calls();
       const bool timed = pair >= 0;
       const bool checked = timed && recheck[static_cast<std::size_t>(pair)];
       const bool first_leads = pair % 2 == 0;
@@ -120,7 +120,7 @@ PairedTiming Judge::time_paired(const CandidateSource& first, const CandidateSou
       const double median_ns = percentile(side == 0 ? row.first_ns : row.second_ns, 0.5);
       if (median_ns * options_.roofline_margin < sol_ns)
         return fail(side, fmt::format("REWARD_HACK on workload {} (paired timing): median {:.3f} us is below the speed-of-light time "
-                                      "{:.3f} us ({}-bound on {}): impossible, so the timing was fooled",
+                                      "{:.3f} us ({}-bound on {}, the outputs the cache holds left out): impossible, so the timing was fooled",
                                       workload->uuid, median_ns / 1e3, sol_ns / 1e3, judgements[0]->roofline().bound, peaks_.name));
     }
     say(fmt::format("  medians {:.3f} us (first) and {:.3f} us (second) over {} pairs", percentile(row.first_ns, 0.5) / 1e3,

@@ -48,10 +48,7 @@ std::optional<Failure> run_timing_protocol(const TimingSettings& settings, const
                                            const task::RooflineEstimate& roofline, std::optional<TimingStats>& timing_out,
                                            PhaseClock& phases, const std::function<void(const std::string&)>& say) {
   const bool gpu = candidate_session.on_gpu;
-  // At least one untimed call first when calls on new inputs are made: the first call after the judge's probes meets a
-  // cold worker, and with no warm-up every call on new inputs came first (`--warmup 0 --iterations 1`), was slower each
-  // time, and an honest copy kernel was condemned as keeping answers under CI's load.
-  const int warmup = std::max(settings.warmup, settings.unseen_calls > 0 ? 1 : 0);
+  const int warmup = settings.warmup;  // one at least (JudgeOptions::warmup_calls)
   const int total_calls = warmup + settings.iterations;
   // Timing. The judge's own cost per call (request, cold caches after the flush, reply) is measured
   // first with an empty entry point on the same path, and taken off every sample. A measurement below the

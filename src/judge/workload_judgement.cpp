@@ -55,7 +55,7 @@ WorkloadJudgement::WorkloadJudgement(Judge& judge, const CandidateSource& candid
     if (auto source = judge.baseline_sources_.find(workload.uuid); source != judge.baseline_sources_.end()) row_.baseline_source = source->second;
   }
   workload_seed_ = common::mix64(options_.seed ^ common::fnv1a64(workload.uuid));
-  const int total_calls = options_.warmup + options_.iterations;
+  const int total_calls = options_.warmup_calls() + options_.iterations;
   const bool timed = options_.time_candidates || paired;
   const bool timed_on_gpu = timed && judge.backend_.device_memory();
   layout_ = make_layout(judge.task_, resolved_, timed ? total_calls : 1, options_.input_pool_bytes,
@@ -222,7 +222,7 @@ std::optional<Failure> WorkloadJudgement::start_timed_calls(std::unique_ptr<Time
 }
 
 TimingSettings WorkloadJudgement::timing_settings() const {
-  return TimingSettings{options_.warmup,         options_.iterations,  options_.rechecks,     options_.unseen_calls,
+  return TimingSettings{options_.warmup_calls(),  options_.iterations,  options_.rechecks,     options_.unseen_calls,
                         options_.roofline_margin, options_.flush_bytes, options_.call_timeout, workload_seed_,
                         judge_.peaks_.name};
 }
@@ -415,12 +415,12 @@ void WorkloadJudgement::measure_baseline() {
   const auto deadline = options_.call_timeout;
   if (judge_.oracle_torch_.empty())
     judge_.oracle_torch_ = reference_session_.worker.request(message::Hello{}, deadline).body.value("torch", "?");
-  const BaselineKey key{judge_.task_.content_hash, uuid, options_.device, judge_.peaks_.name, judge_.oracle_torch_, options_.warmup,
+  const BaselineKey key{judge_.task_.content_hash, uuid, options_.device, judge_.peaks_.name, judge_.oracle_torch_, options_.warmup_calls(),
                         options_.iterations, options_.flush_bytes};
   const BaselineCache cache(options_.compiler.cache_directory.empty() ? default_cache_directory() / "baselines"
                                                                        : options_.compiler.cache_directory / "baselines");
   const TorchBaseline measured = measure_torch_baseline(reference_session_, reference_call_, key, cache,
-                                                        {options_.warmup, options_.iterations, options_.flush_bytes, deadline}, phases_, say_);
+                                                        {options_.warmup_calls(), options_.iterations, options_.flush_bytes, deadline}, phases_, say_);
   if (measured.ns) judge_.baselines_[uuid] = row_.baseline_ns.emplace(*measured.ns);
   judge_.baseline_sources_[uuid] = row_.baseline_source = measured.source;  // empty after a failure: tried
 }

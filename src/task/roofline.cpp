@@ -52,21 +52,16 @@ RooflineEstimate estimate_roofline(const Task& task, const ResolvedWorkload& wor
   const auto& roofline = task.definition.roofline;
   const std::filesystem::path file = task.directory / "definition.json";
   RooflineEstimate estimate;
-  double output_bytes = 0;
-  for (std::size_t i = 0; i < task.definition.outputs.size() && i < workload.output_shapes.size(); ++i)
-    output_bytes += static_cast<double>(storage_bytes(task.definition.outputs[i].dtype, element_count(workload.output_shapes[i])));
+  const auto tensor_bytes = [](const std::vector<TensorSpec>& specs, const std::vector<std::vector<std::int64_t>>& shapes) {
+    double bytes = 0;
+    for (std::size_t i = 0; i < specs.size() && i < shapes.size(); ++i) bytes += static_cast<double>(storage_bytes(specs[i].dtype, element_count(shapes[i])));
+    return bytes;
+  };
+  const double input_bytes = tensor_bytes(task.definition.inputs, workload.input_shapes);
+  const double output_bytes = tensor_bytes(task.definition.outputs, workload.output_shapes);
   try {
     if (roofline.flops) estimate.flops = roofline.flops->evaluate(workload.axes);
-    if (roofline.bytes) {
-      estimate.bytes = roofline.bytes->evaluate(workload.axes);
-    } else {
-      const auto add = [&](const std::vector<TensorSpec>& specs, const std::vector<std::vector<std::int64_t>>& shapes) {
-        for (std::size_t i = 0; i < specs.size(); ++i)
-          estimate.bytes += static_cast<double>(storage_bytes(specs[i].dtype, element_count(shapes[i])));
-      };
-      add(task.definition.inputs, workload.input_shapes);
-      add(task.definition.outputs, workload.output_shapes);
-    }
+    estimate.bytes = roofline.bytes ? roofline.bytes->evaluate(workload.axes) : input_bytes + output_bytes;
   } catch (const ExpressionError& error) {
     throw TaskError(file, "kernelarc.roofline", error.what());
   }
@@ -82,7 +77,9 @@ RooflineEstimate estimate_roofline(const Task& task, const ResolvedWorkload& wor
   }
   estimate.seconds = std::max(memory_seconds, compute_seconds);
   estimate.bound = compute_seconds > memory_seconds ? "compute" : "memory";
-  const double past_the_cache = std::max(0.0, estimate.bytes - std::min(output_bytes, std::max(0.0, peaks.cache_bytes)));
+  // The outputs' share of the bytes counted (all of theirs by default; a task's own expression may count fewer).
+  const double outputs_counted = input_bytes + output_bytes > 0 ? estimate.bytes * output_bytes / (input_bytes + output_bytes) : 0;
+  const double past_the_cache = std::max(0.0, estimate.bytes - std::min(outputs_counted, std::max(0.0, peaks.cache_bytes)));
   estimate.floor_seconds = std::max(peaks.bytes_per_second > 0 ? past_the_cache / peaks.bytes_per_second : 0.0, compute_seconds);
   return estimate;
 }

@@ -103,6 +103,12 @@ TEST(BackendTest, TheJudgesProtocolDefaultsComeFromTheBackend) {
     EXPECT_FALSE(backend->protocol(ProtocolUse::screening).checks_each_call) << backend->display_name();
   }
   EXPECT_TRUE(JudgeOptions{}.checks_each_call);
+  // One untimed call at least before the timed ones, whatever --warmup says: the first call after the probes is cold.
+  JudgeOptions no_warmup;
+  no_warmup.warmup = 0;
+  EXPECT_EQ(no_warmup.warmup_calls(), 1);
+  no_warmup.warmup = 7;
+  EXPECT_EQ(no_warmup.warmup_calls(), 7);
   // JudgeOptions starts from the thorough protocol, and takes a backend's whole.
   JudgeOptions options;
   expect_protocol({options.rounds, options.warmup, options.iterations, options.rechecks, options.unseen_calls, options.roofline_margin}, 10,

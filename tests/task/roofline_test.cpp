@@ -167,6 +167,10 @@ TEST(RooflineTest, TheFloorLeavesOutTheOutputsTheCacheHolds) {
   EXPECT_DOUBLE_EQ(estimate.floor_seconds, 106);
   peaks.cache_bytes = 64;
   EXPECT_DOUBLE_EQ(estimate_roofline(task, gemm_workload(4, 2, 8), peaks).floor_seconds, 100);
+  // A task's own bytes expression counting half of the traffic counts the outputs' share of it (8 of 58 B): only that
+  // comes off, never more than the expression counted of them.
+  const Task counted = gemm_task(std::nullopt, "58", "fp32");
+  EXPECT_DOUBLE_EQ(estimate_roofline(counted, gemm_workload(4, 2, 8), peaks).floor_seconds, 50);
   const Task compute = gemm_task("1000", std::nullopt, "fp32");
   estimate = estimate_roofline(compute, gemm_workload(4, 2, 8), peaks);
   EXPECT_EQ(estimate.bound, "compute");
