@@ -89,8 +89,9 @@ Comparison compare_output(const std::string& name, task::DType dtype, const std:
   std::vector<ChunkFindings> chunks(static_cast<std::size_t>((count + kChunkElements - 1) / kChunkElements));
   common::for_each_chunk(count, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
     const std::size_t byte_offset = static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8;
-    const auto got = task::to_float32(dtype, actual + byte_offset, end - begin);
-    const auto want = task::to_float32(dtype, expected + byte_offset, end - begin);
+    thread_local std::vector<float> got, want;
+    task::to_float32_into(dtype, actual + byte_offset, end - begin, got);
+    task::to_float32_into(dtype, expected + byte_offset, end - begin, want);
     const std::int64_t first_value = begin * per_element;
     ChunkFindings& found = chunks[static_cast<std::size_t>(index)];
     if (all_within_tolerance(got, want, tolerance, found)) return;
@@ -188,7 +189,8 @@ std::optional<std::string> reference_output_problem(const std::string& name, tas
   // The first bad value of each chunk (its index, and whether it is a NaN), read in chunks over the machine's cores.
   std::vector<std::pair<std::int64_t, bool>> first_bad(static_cast<std::size_t>((count + kChunkElements - 1) / kChunkElements), {-1, false});
   common::for_each_chunk(count, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
-    const auto data = task::to_float32(dtype, values + static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8, end - begin);
+    thread_local std::vector<float> data;
+    task::to_float32_into(dtype, values + static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8, end - begin, data);
     for (std::size_t i = 0; i < data.size(); ++i) {
       const float v = data[i];
       if (std::isnan(v) || (std::isinf(v) && !(tolerance.allow_negative_inf && v < 0))) {
@@ -206,7 +208,8 @@ bool every_value_near_zero(task::DType dtype, const std::vector<std::int64_t>& s
   const std::int64_t count = task::element_count(shape);
   std::vector<char> near(static_cast<std::size_t>((count + kChunkElements - 1) / kChunkElements), 1);
   common::for_each_chunk(count, kChunkElements, [&](std::int64_t begin, std::int64_t end, std::int64_t index) {
-    const auto decoded = task::to_float32(dtype, values + static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8, end - begin);
+    thread_local std::vector<float> decoded;
+    task::to_float32_into(dtype, values + static_cast<std::size_t>(begin) * task::dtype_bits(dtype) / 8, end - begin, decoded);
     near[static_cast<std::size_t>(index)] = std::all_of(decoded.begin(), decoded.end(), [&](float v) { return std::fabs(v) <= atol; });
   });
   return std::all_of(near.begin(), near.end(), [](char n) { return n != 0; });

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "common/parallel.h"
+
 namespace kernelarc::judge {
 
 using nlohmann::json;
@@ -17,7 +19,18 @@ TimedCalls::TimedCalls(const TimingSettings& settings, const TimingHooks& hooks,
       flush_request_(json(message::Flush{gpu_ ? 0 : settings.flush_bytes}).dump()),
       slot_variant_(static_cast<std::size_t>(layout.slots), -1), other_threads_(gpu_ ? 0 : session.worker.pid()),
       other_threads_at_reply_(other_threads_.ns()) {
-  if (!gpu_ && other_threads_at_reply_) between_calls_ns_ = 0.0;
+  if (gpu_) return;
+  if (other_threads_at_reply_) between_calls_ns_ = 0.0;
+  // No slot holds its call's inputs before the gap just before that call: an earlier measurement (or the correctness
+  // rounds) left the same inputs in the same slots, and a helper thread could answer them during an earlier call, where
+  // its time is not the sample's (a call's own threads run then too).
+  for (int slot = 0; slot < layout_.slots; ++slot) spoil_slot(slot);
+}
+
+void TimedCalls::spoil_slot(int slot) {
+  common::fill_bytes(buffer_.data() + static_cast<std::size_t>(slot) * layout_.slot_bytes, static_cast<unsigned char>(kPoisonFirst),
+                     layout_.slot_bytes);
+  forget_slot(slot);
 }
 
 int TimedCalls::variant_for(int iteration) const {
@@ -96,6 +109,8 @@ std::optional<Failure> TimedCalls::loop_call(int iteration, bool timed, bool che
   if (auto failure = call(slot, where, sample, CallPlan{false, false, false, true, std::nullopt})) return failure;
   if (checked)
     if (auto failure = verify(slot, *variants_[static_cast<std::size_t>(v)], where, true)) return failure;
+  // The slot's next call has another variant, unless there is one only: then it must not wait there meanwhile.
+  if (!gpu_ && variants_.size() < 2) spoil_slot(slot);
   return std::nullopt;
 }
 

@@ -1,8 +1,9 @@
 // One candidate's calls of a timing loop on one workload, each measured the one way the judge measures a timed call:
 // its input variant put in a shifted slot, its outputs poisoned, the caches flushed, the sample taken by the protocol's
 // clock (the device's time on a GPU; on the CPU the round trip less the judge's own cost per call, plus the CPU time the
-// candidate's other threads used since its last reply), its outputs checked again when asked. The timing protocol
-// (judge/timing_protocol.h) and the paired measurement (judge/paired_timing.h) both time their calls with it.
+// candidate's other threads used since its last reply), its outputs checked again when asked. On the CPU a slot holds
+// its call's inputs only from the gap before that call: another thread's work on them is the gap's time or the call's.
+// The timing protocol (judge/timing_protocol.h) and the paired measurement (judge/paired_timing.h) both use it.
 #pragma once
 
 #include <cstddef>
@@ -69,6 +70,9 @@ class TimedCalls {
   PhaseClock& phases_;
   const bool gpu_;
   const std::string flush_request_;
+  // CPU: the slot's inputs overwritten with the poison, so that they are in place only from the gap before their call.
+  void spoil_slot(int slot);
+
   std::vector<int> slot_variant_;  // the variant each slot holds, -1 where none
   std::vector<double> flush_ns_;
   // On the CPU, the CPU time the candidate's other threads used since the last call's reply (the judge wrote the next

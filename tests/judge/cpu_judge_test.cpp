@@ -367,8 +367,8 @@ TEST_F(CpuJudgeTest, WorkDoneOnAnotherThreadWhileTheJudgeFlushesIsTimed) {
   const auto& row = cheat.workloads.front();
   if (row.status != Status::passed) return;  // rejected outright is as good
   ASSERT_TRUE(row.timing && row.timing->between_calls_ns) << describe(cheat);
-  EXPECT_GT(*row.timing->between_calls_ns, 0.5 * twin.workloads.front().timing->median_ns * judge_options.iterations)
-      << "the helper's work between calls was not seen";
+  // Not all of it: work the helper finishes during a call, while the call makes its own answer, buys it nothing.
+  EXPECT_GT(*row.timing->between_calls_ns, 0.0) << "the helper's work between calls was not seen";
   // Every call whose answer the helper made ahead is timed with the helper's work, not as the copy it was.
   for (const double sample : row.timing->samples_ns)
     EXPECT_GT(sample, 0.5 * twin.workloads.front().timing->median_ns)
