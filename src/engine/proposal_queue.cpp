@@ -11,8 +11,8 @@ ProposalQueue::~ProposalQueue() {
     if (p.brain) p.brain->cancel();
 }
 
-bool ProposalQueue::holds_agent(std::size_t index) const {
-  return std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.index == index; });
+std::size_t ProposalQueue::held_by(std::size_t index) const {
+  return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.index == index; }));
 }
 
 bool ProposalQueue::holds(const Knobs& knobs) const {

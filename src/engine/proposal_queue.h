@@ -49,7 +49,9 @@ class ProposalQueue {
   bool empty() const { return pending_.empty(); }
   Pending& operator[](std::size_t position) { return pending_[position]; }
   // Whether agent `index` has a proposal in flight.
-  bool holds_agent(std::size_t index) const;
+  bool holds_agent(std::size_t index) const { return held_by(index) > 0; }
+  // How many proposals (or answers to come) the agent at `index` has in the queue.
+  std::size_t held_by(std::size_t index) const;
   // Whether a proposal ready to judge has these knobs.
   bool holds(const Knobs& knobs) const;
   // The knobs of every proposal ready to judge.

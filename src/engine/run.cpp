@@ -339,21 +339,25 @@ Decision Run::judge_start() {
 
 void Run::top_up_proposals() {
   State& st = *state_;
-  for (std::size_t index = 0; index < st.summary.agents.size(); ++index) {
-    if (st.summary.agent_status[index].retired) continue;
-    if (st.pending.holds_agent(index)) continue;
-    std::set<Knobs> taken = st.tried;
-    taken.merge(st.pending.knobs());
-    if (st.brains[index]->asynchronous()) {
-      ask_in_background(index, taken);
-      continue;
+  // One pass per proposal held ahead, so that the queue takes the agents in turn.
+  const std::size_t ahead = screening() && pool_ ? run_detail::kProposalsAheadWhenScreening : 1;
+  for (std::size_t pass = 0; pass < ahead; ++pass) {
+    for (std::size_t index = 0; index < st.summary.agents.size(); ++index) {
+      if (st.summary.agent_status[index].retired) continue;
+      if (st.pending.held_by(index) > pass) continue;
+      std::set<Knobs> taken = st.tried;
+      taken.merge(st.pending.knobs());
+      if (st.brains[index]->asynchronous()) {
+        if (pass == 0) ask_in_background(index, taken);  // a model's answer at a time
+        continue;
+      }
+      auto proposal = propose_for(index, taken);
+      if (!proposal) continue;
+      st.restart_from.reset();
+      ProposalQueue::Pending next{st.summary.agents[index], index, std::move(*proposal), {}, {}, {}, {}, {}};
+      if (pool_) next.built = pool_->submit(source_for(next.proposal->knobs));
+      st.pending.push(std::move(next));
     }
-    auto proposal = propose_for(index, taken);
-    if (!proposal) continue;
-    st.restart_from.reset();
-    ProposalQueue::Pending next{st.summary.agents[index], index, std::move(*proposal), {}, {}, {}, {}, {}};
-    if (pool_) next.built = pool_->submit(source_for(next.proposal->knobs));
-    st.pending.push(std::move(next));
   }
 }
 

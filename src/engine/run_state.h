@@ -22,7 +22,10 @@
 namespace kernelarc::engine {
 
 namespace run_detail {
-inline constexpr std::size_t kScreenedBases = 16;  // screened configurations an agent may search from after the backups
+inline constexpr std::size_t kScreenedBases = 16;
+// Proposals each agent keeps queued while screening: their builds run ahead on the pool while the judge screens (with
+// one each, a screening waited about 0.6 s on its build on an H100, against 0.05 s in a sweep that builds everything first).
+inline constexpr std::size_t kProposalsAheadWhenScreening = 3;  // screened configurations an agent may search from after the backups
 inline constexpr const char* kIncumbentAgent = "incumbent";  // the screened events of the incumbent, a round's reference
 }  // namespace run_detail
 

@@ -5,10 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <random>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "engine/finalists.h"
 #include "engine/journal.h"
@@ -119,6 +122,45 @@ TEST_F(ScreeningRunTest, ScreeningFindsTheFastestAndJudgesOnlyFinalistsInFull) {
   int screened_conclusions = 0;
   for (const auto& c : store.conclusions("softmax")) screened_conclusions += c.outcome.rfind("screened", 0) == 0;
   EXPECT_GE(screened_conclusions, 3) << "screenings leave conclusions on the board";
+}
+
+// With a compile pool each agent keeps several proposals queued, so builds run ahead of the screenings (on an H100 a
+// screening waited about 0.6 s for its build with one each), and none is screened before its build is done.
+TEST_F(ScreeningRunTest, ProposalsAreBuiltSeveralAheadOfTheScreening) {
+  std::mutex mutex;
+  std::set<std::string> built, screened, screened_unbuilt;
+  std::size_t most_ahead = 0;
+  std::string start;  // judged first, by the judge's own build
+  auto store = store::Store::open(dir_ / "runs.db");
+  engine::Run optimisation(
+      task_, two_agents(),
+      [&](const judge::CandidateSource& source) {
+        std::lock_guard lock(mutex);
+        if (start.empty()) start = source.name;
+        return scripted(source, 0.005);
+      },
+      brains::brain_factory("search"), store);
+  optimisation.screen_with([&](const judge::CandidateSource& source, int) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // a screening takes longer than a build here
+    std::lock_guard lock(mutex);
+    if (source.name != start && !built.count(source.name)) screened_unbuilt.insert(source.name);
+    screened.insert(source.name);
+    std::size_t ahead = 0;
+    for (const auto& name : built) ahead += screened.count(name) ? 0 : 1;
+    most_ahead = std::max(most_ahead, ahead);
+    return screened_like_the_judge(source);
+  });
+  optimisation.build_ahead(
+      [&](const judge::CandidateSource& source) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::lock_guard lock(mutex);
+        built.insert(source.name);
+      },
+      3);
+  const auto summary = optimisation.execute();
+  EXPECT_GE(summary.screened, 5);
+  EXPECT_GE(most_ahead, 3u) << "built but not yet screened, at most: one per agent is what the queue held before";
+  EXPECT_TRUE(screened_unbuilt.empty()) << "screened before its build finished: " << *screened_unbuilt.begin();
 }
 
 TEST_F(ScreeningRunTest, ACandidateThatScreensFastButFailsTheFullJudgeIsNeverPromoted) {
