@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -81,6 +82,28 @@ TEST_F(CudaBuildTest, NvrtcBuildsACubinWithResourceUsageAndCachesIt) {
   ASSERT_TRUE(other_knob.ok);
   EXPECT_NE(other_knob.cache_key, first.cache_key);
   EXPECT_EQ(other_knob.resources["scale"]["shared_bytes"].get<int>(), 128 * 4);
+}
+
+// The judge makes a compiler for every build, a cache hit included: after the first, making one starts no process
+// (`nvcc --version` per build cost a screening 0.47 s on the device while a run's compile pool kept the cores busy).
+// The toolkit here is the real one's headers beside an nvcc that counts its calls.
+TEST_F(CudaBuildTest, ACompilerPerCacheHitStartsNoProcess) {
+  const fs::path real = options_.toolkit, toolkit = directory_ / "toolkit", calls = directory_ / "nvcc-calls";
+  fs::create_directories(toolkit / "bin");
+  fs::create_directory_symlink(real / "include", toolkit / "include");
+  {
+    std::ofstream nvcc(toolkit / "bin" / "nvcc");
+    nvcc << "#!/bin/sh\necho called >> '" << calls.string() << "'\necho 'Build counting'\n";
+  }
+  fs::permissions(toolkit / "bin" / "nvcc", fs::perms::owner_all);
+  auto options = options_;
+  options.toolkit = toolkit;
+  ::unsetenv("CUDA_HOME");
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(cuda::CudaCompiler(options).build_kernel({kScaleKernel, {}, {{"BLOCK", 64}}}).ok);
+  std::ifstream counted(calls);
+  int lines = 0;
+  for (std::string line; std::getline(counted, line);) ++lines;
+  EXPECT_EQ(lines, 1) << "nvcc --version ran for every compiler made";
 }
 
 TEST_F(CudaBuildTest, NvrtcCompileErrorIsTrimmedAndNamesTheProblem) {

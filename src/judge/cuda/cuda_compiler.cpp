@@ -5,6 +5,8 @@
 #include <nvrtc.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "common/hash.h"
@@ -40,6 +42,20 @@ bool look_up(const BuildCache& cache, const std::string& key_text, const char* e
   return true;
 }
 
+// `nvcc --version` once per toolkit and process: the judge makes a compiler per build, and a process per build took
+// 0.47 s of every screening's build (a cache hit) while a run's compile pool kept the cores busy.
+std::string nvcc_version_of(const fs::path& toolkit) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::lock_guard lock(mutex);
+  const auto [entry, asked] = known.try_emplace(toolkit.string());
+  if (asked) {
+    const auto nvcc = common::run_command({(toolkit / "bin" / "nvcc").string(), "--version"}, std::chrono::seconds(30));
+    entry->second = nvcc.ok() ? nvcc.output.substr(nvcc.output.rfind("Build")) : "";
+  }
+  return entry->second;
+}
+
 }  // namespace
 
 CudaCompiler::CudaCompiler(CudaCompilerOptions options) : options_(std::move(options)) {
@@ -48,8 +64,7 @@ CudaCompiler::CudaCompiler(CudaCompilerOptions options) : options_(std::move(opt
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
   nvrtc_version_ = fmt::format("nvrtc {}.{}", major, minor);
-  const auto nvcc = common::run_command({(options_.toolkit / "bin" / "nvcc").string(), "--version"}, std::chrono::seconds(30));
-  nvcc_version_ = nvcc.ok() ? nvcc.output.substr(nvcc.output.rfind("Build")) : "";
+  nvcc_version_ = nvcc_version_of(options_.toolkit);
   include_directory_ = BuildCache(options_.cache_directory).abi_include_directory();
 }
 
