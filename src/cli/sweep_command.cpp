@@ -38,6 +38,7 @@ struct SweepArguments {
   bool csv_output = false;
   bool quiet = false;
   bool no_held_out = false;
+  bool checks_on_device = false;       // a GPU's screenings keep inputs and reference on the device and compare there
   int timeout_ms = 10000;
   std::uint64_t seed = 0;
   std::string reference = "auto";
@@ -156,7 +157,8 @@ json workload_row_json(const judge::ScreenedWorkload& row) {
 json sweep_json(const task::Task& task, const task::Template& tmpl, const SweepArguments& args, const judge::JudgeOptions& options,
                 const SweptKnobs& swept, const task::KnobGrid& grid, const engine::KnobSweep& sweep) {
   json out = {{"task", task.definition.name}, {"template", tmpl.name}, {"device", args.device},
-              {"protocol", {{"rounds", options.rounds}, {"warmup", options.warmup}, {"iterations", options.iterations}}},
+              {"protocol", {{"rounds", options.rounds}, {"warmup", options.warmup}, {"iterations", options.iterations},
+                            {"checks_on_device", options.screen_on_device && options.device != "cpu"}}},
               {"swept", json::object()}, {"configurations", json::array()}, {"skipped", json::array()},
               {"seconds", sweep.seconds}, {"configurations_per_minute", sweep.configurations_per_minute()}};
   for (const auto& [name, values] : swept) out["swept"][name] = values;
@@ -256,6 +258,7 @@ int run_sweep(const SweepArguments& args) {
   base.seed = args.seed;
   base.include_held_out = !args.no_held_out;
   base.reference = args.reference;
+  base.screen_on_device = args.checks_on_device;
   const judge::JudgeOptions options = judge::screening_options(base, args.iterations);
   try {
     const auto peaks = device_peaks(options.device, options.compiler, args.peaks);
@@ -313,6 +316,9 @@ CLI::App* add_sweep_command(CLI::App& app, int& exit_code) {
   command->add_flag("--csv", args->csv_output, "Print CSV, one row per configuration and workload, instead of the table")->excludes(json_flag);
   command->add_flag("--quiet,-q", args->quiet, "No progress lines on stderr");
   command->add_flag("--no-held-out", args->no_held_out, "Leave out the held-out workloads");
+  command->add_flag("--checks-on-device", args->checks_on_device,
+                    "On a GPU, keep each workload's inputs and reference outputs on the device and compare kernel-only candidates' "
+                    "outputs there, instead of bringing every output back to the host (experimental: see docs/JUDGE.md)");
   command->add_option("--timeout-ms", args->timeout_ms, "Deadline of one call")->check(whole_number(1))->envname("KERNELARC_TIMEOUT_MS")->capture_default_str();
   command->add_option("--seed", args->seed, "Input seed (default: a fresh secret one)")->envname("KERNELARC_SEED");
   command->add_option("--reference", args->reference, "auto (a native reference, else the PyTorch one), native, or python")

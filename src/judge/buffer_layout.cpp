@@ -15,18 +15,12 @@ namespace {
 
 std::size_t align_up(std::size_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
-// Output i's guards in the output region: [before, its start) and [after_start, after_end); with the outputs they
-// cover the region (the first output starts kGuardBytes in, and each guard after one ends where the next one's starts).
-struct OutputGuards {
-  std::size_t before, after_start, after_end;
-};
+}  // namespace
 
 OutputGuards output_guards(const Layout& layout, std::size_t i) {
   return {layout.output_offsets[i] - kGuardBytes, layout.output_offsets[i] + layout.output_bytes[i],
           i + 1 < layout.output_offsets.size() ? layout.output_offsets[i + 1] - kGuardBytes : layout.output_region_bytes};
 }
-
-}  // namespace
 
 Layout make_layout(const task::Task& task, const task::ResolvedWorkload& resolved, int wanted_slots, std::size_t pool_bytes,
                    int variant_slots) {

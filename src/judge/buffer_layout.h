@@ -50,6 +50,13 @@ void write_input_guards(std::vector<std::byte>& slot_image, const Layout& layout
 
 void write_slot(const SharedBuffer& buffer, const Layout& layout, int slot, const std::vector<std::byte>& image);
 
+// Output i's guards in the output region: [before, its start) and [after_start, after_end); with the outputs they
+// cover the region (the first output starts kGuardBytes in, and each guard after one ends where the next one's starts).
+struct OutputGuards {
+  std::size_t before, after_start, after_end;
+};
+OutputGuards output_guards(const Layout& layout, std::size_t i);
+
 // The output region: guards everywhere, then each output filled with the poison.
 void prepare_outputs(const SharedBuffer& buffer, const Layout& layout, const std::vector<std::byte>& guard, std::byte poison);
 // Only the guards, the outputs left as they are.

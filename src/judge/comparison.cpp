@@ -29,12 +29,7 @@ std::string format_index(std::int64_t flat_value_index, const std::vector<std::i
 namespace {
 
 // What one chunk of a comparison found; chunks are merged in order, so the first problem is the first in the output.
-struct ChunkFindings {
-  std::int64_t mismatched = 0, poisoned_bad = 0, first_bad_index = -1, first_problem_index = -1;
-  double max_abs_error = 0, max_rel_error = 0;
-  double first_bad_got = 0, first_bad_want = 0;
-  bool all_zero = true, reference_all_zero = true;
-};
+using ChunkFindings = ComparisonFindings;
 
 constexpr std::int64_t kChunkElements = 1 << 16;  // even, so a chunk of 4-bit elements starts on a byte
 
@@ -119,32 +114,43 @@ Comparison compare_output(const std::string& name, task::DType dtype, const std:
       }
     }
   });
-  Comparison result;
-  result.values = count * per_element;
-  bool all_zero = true, reference_all_zero = true;
-  std::int64_t poisoned_bad = 0, first_problem_index = -1;
-  double first_bad_got = 0, first_bad_want = 0;
+  ComparisonFindings total;
   for (const auto& found : chunks) {
-    all_zero = all_zero && found.all_zero;
-    reference_all_zero = reference_all_zero && found.reference_all_zero;
-    result.mismatched += found.mismatched;
-    poisoned_bad += found.poisoned_bad;
+    total.all_zero = total.all_zero && found.all_zero;
+    total.reference_all_zero = total.reference_all_zero && found.reference_all_zero;
+    total.mismatched += found.mismatched;
+    total.poisoned_bad += found.poisoned_bad;
     // std::max keeps NaN out only when it comes second; a NaN error cannot arise here (NaN inputs take the other branch).
-    result.max_abs_error = std::max(result.max_abs_error, found.max_abs_error);
-    result.max_rel_error = std::max(result.max_rel_error, found.max_rel_error);
-    if (result.first_bad_index < 0 && found.first_bad_index >= 0)
-      result.first_bad_index = found.first_bad_index, first_bad_got = found.first_bad_got, first_bad_want = found.first_bad_want;
-    if (first_problem_index < 0) first_problem_index = found.first_problem_index;
+    total.max_abs_error = std::max(total.max_abs_error, found.max_abs_error);
+    total.max_rel_error = std::max(total.max_rel_error, found.max_rel_error);
+    if (total.first_bad_index < 0 && found.first_bad_index >= 0)
+      total.first_bad_index = found.first_bad_index, total.first_bad_got = found.first_bad_got, total.first_bad_want = found.first_bad_want;
+    if (total.first_problem_index < 0) total.first_problem_index = found.first_problem_index;
   }
-  std::string first_problem;
-  if (first_problem_index >= 0) {
+  if (total.first_problem_index >= 0) {
     // Decoded again from the bytes; 4-bit elements come in pairs, so start at the pair's first.
-    const std::int64_t element = first_problem_index / per_element;
+    const std::int64_t element = total.first_problem_index / per_element;
     const std::int64_t base = task::dtype_bits(dtype) < 8 ? element & ~std::int64_t{1} : element;
     const auto decoded = task::to_float32(dtype, actual + static_cast<std::size_t>(base) * task::dtype_bits(dtype) / 8, element - base + 1);
-    const double x = decoded[static_cast<std::size_t>((element - base) * per_element + first_problem_index % per_element)];
+    total.first_problem_value = decoded[static_cast<std::size_t>((element - base) * per_element + total.first_problem_index % per_element)];
+  }
+  return comparison_verdict(name, shape, per_element, count * per_element, total, tolerance);
+}
+
+Comparison comparison_verdict(const std::string& name, const std::vector<std::int64_t>& shape, int per_element, std::int64_t values,
+                              const ComparisonFindings& found, const task::Tolerance& tolerance) {
+  Comparison result;
+  result.values = values;
+  result.mismatched = found.mismatched;
+  result.first_bad_index = found.first_bad_index;
+  result.max_abs_error = found.max_abs_error;
+  result.max_rel_error = found.max_rel_error;
+  const std::int64_t poisoned_bad = found.poisoned_bad;
+  std::string first_problem;
+  if (found.first_problem_index >= 0) {
+    const double x = found.first_problem_value;
     first_problem = fmt::format("{} at {}", std::isnan(x) ? "NaN" : (x > 0 ? "+inf" : "-inf"),
-                                format_index(first_problem_index, shape, per_element));
+                                format_index(found.first_problem_index, shape, per_element));
   }
   // matched / values, not 1 - mismatched / values: the subtraction rounds a ratio exactly at the requirement
   // (0.07 of 100, 0.1 of 10, ...) to just below it.
@@ -152,14 +158,14 @@ Comparison compare_output(const std::string& name, task::DType dtype, const std:
       result.values ? static_cast<double>(result.values - result.mismatched) / static_cast<double>(result.values) : 1.0;
   result.unwritten = poisoned_bad > 0 && poisoned_bad == result.mismatched;
   const auto where = [&](std::int64_t i) {
-    return fmt::format("{}: got {:.6g}, expected {:.6g}", format_index(i, shape, per_element), first_bad_got, first_bad_want);
+    return fmt::format("{}: got {:.6g}, expected {:.6g}", format_index(i, shape, per_element), found.first_bad_got, found.first_bad_want);
   };
   if (poisoned_bad > 0) {
     result.reason = fmt::format("output '{}': {} of {} values left unwritten (still the poison pattern), first at {}",
                                 name, poisoned_bad, result.values, format_index(result.first_bad_index, shape, per_element));
   } else if (!first_problem.empty()) {
     result.reason = fmt::format("output '{}': {} ({} bad values in all)", name, first_problem, result.mismatched);
-  } else if (all_zero && !reference_all_zero) {
+  } else if (found.all_zero && !found.reference_all_zero) {
     result.reason = fmt::format("output '{}': every value is zero but the reference is not", name);
   } else if (result.matched_ratio < tolerance.required_matched_ratio) {
     result.reason = fmt::format(

@@ -23,6 +23,23 @@ struct Comparison {
   bool unwritten = false;            // every bad value still held the poison pattern
 };
 
+// What a comparison found over an output's values, before its verdict: the host's chunks merged, or what the device
+// found (judge/cuda/device_comparison.h). Indices are flat value indices, -1 where none.
+struct ComparisonFindings {
+  std::int64_t mismatched = 0;           // outside the tolerance, NaN and Inf included
+  std::int64_t poisoned_bad = 0;         // of those, the ones still holding a non-finite poison
+  std::int64_t first_bad_index = -1;
+  std::int64_t first_problem_index = -1; // the first NaN or Inf that is no poison
+  double max_abs_error = 0, max_rel_error = 0;  // over the finite pairs
+  double first_bad_got = 0, first_bad_want = 0;
+  double first_problem_value = 0;        // the NaN or Inf at first_problem_index
+  bool all_zero = true, reference_all_zero = true;
+};
+
+// The verdict on an output from its findings over `values` values (the rules of compare_output below).
+Comparison comparison_verdict(const std::string& name, const std::vector<std::int64_t>& shape, int values_per_element,
+                              std::int64_t values, const ComparisonFindings& found, const task::Tolerance& tolerance);
+
 // Whether an element whose every byte (every nibble, for the 4-bit types) is `poison` decodes to finite values in
 // `dtype`. Only a non-finite pattern can be told from a written value: 0xFE is -448 in float8_e4m3fn, and every pattern
 // is a legal integer.

@@ -15,6 +15,7 @@
 #include "judge/build_cache.h"
 #include "judge/candidate_workers.h"
 #include "judge/compiler_sandbox.h"
+#include "judge/device_findings.h"
 #include "judge/forbidden_calls.h"
 #include "judge/phase_clock.h"
 #include "judge/sandbox.h"
@@ -99,6 +100,21 @@ void Judge::share_rounds_with(const Judge& other) {
 BuildResult Judge::build(const CandidateSource& candidate) const {
   if (candidate.runs_in_oracle()) return oracle_candidate_build();
   return backend_.build(candidate, task_, compiler_, options_.compiler);
+}
+
+const std::string& Judge::comparison_cubin_hex() {
+  if (comparison_cubin_hex_) return *comparison_cubin_hex_;
+  comparison_cubin_hex_.emplace();
+  CandidateSource kernel;
+  kernel.name = "kernelarc.comparison";
+  kernel.source = comparison_kernel_source();
+  kernel.form = task::TemplateForm::kernel;
+  const BuildResult built = build(kernel);
+  if (!built.ok) return *comparison_cubin_hex_;
+  const std::string cubin = read_text_file(built.library);
+  comparison_cubin_hex_->reserve(cubin.size() * 2);
+  for (const unsigned char byte : cubin) comparison_cubin_hex_->append(fmt::format("{:02x}", byte));
+  return *comparison_cubin_hex_;
 }
 
 // A candidate may read the runtime and its own library, write only in its own folder and its buffers; its device's

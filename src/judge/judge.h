@@ -50,6 +50,10 @@ struct JudgeOptions {
   int unseen_calls = JudgeProtocol{}.unseen_calls;
   bool stricter_rounds = JudgeProtocol{}.stricter_rounds;
   bool checks_each_call = JudgeProtocol{}.checks_each_call;
+  // A screening of a kernel-only candidate on a GPU keeps each workload's inputs and reference outputs on the device and
+  // compares there (judge/device_checks.h); false: on the host, as the full judge does. Off until a whole screening has
+  // been seen to pass on a GPU with it (the comparison kernel has: tests/cuda/device_checks_test.cpp).
+  bool screen_on_device = false;
   // Which reference checks the candidates: "auto" (a native one for the device, else the native C++ one, else the
   // PyTorch reference through the oracle), "native" (never the oracle) or "python" (always the PyTorch reference).
   std::string reference = "auto";
@@ -128,6 +132,9 @@ class Judge {
   PairedTiming time_paired(const CandidateSource& first, const CandidateSource& second, int pairs, const ProgressCallback& progress = {});
   // Builds a candidate into the on-disk cache (evaluate's build is then a hit). Safe to call from several threads.
   BuildResult build(const CandidateSource& candidate) const;
+  // The comparison kernel of a screening on a GPU (judge/device_checks.h), built once, its cubin as hex; empty when it
+  // does not build (the screening then compares on the host).
+  const std::string& comparison_cubin_hex();
 
   // Takes `other`'s rounds (inputs and reference outputs) from now on, so a screening judge beside a run's judge makes no
   // round twice. Both judge the same task with the same seed and reference, and this one's rounds, fewer or as many, are
@@ -187,6 +194,7 @@ class Judge {
   int evaluations_ = 0;
   std::uint64_t buffer_generation_ = 0;     // one per workload judged: tells a worker's mapping current or stale
   std::unique_ptr<Session> kernel_session_;  // the GPU worker that judges kernel-only candidates in turn
+  std::optional<std::string> comparison_cubin_hex_;  // a screening's comparison kernel (judge/device_checks.h); empty: it did not build
   // CPU: a worker that never loads a candidate, whose empty calls measure the judge's own cost per call: probed in the
   // candidate's process, that cost is the candidate's to inflate, and what is subtracted from its samples with it.
   std::unique_ptr<Session> probe_session_;

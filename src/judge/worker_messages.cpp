@@ -83,6 +83,32 @@ void to_json(json& out, const Copy& request) {
   out = {{"op", "copy"}, {"ranges", std::move(ranges)}};
 }
 
+void to_json(json& out, const Keep& request) {
+  json ranges = json::array();
+  for (const auto& range : request.ranges) ranges.push_back({range.offset, range.bytes});
+  out = {{"op", "keep"}, {"key", request.key}, {"ranges", std::move(ranges)}};
+}
+
+void to_json(json& out, const Restore& request) {
+  json copies = json::array();
+  for (const auto& copy : request.copies) copies.push_back({copy.from, copy.to, copy.bytes});
+  out = {{"op", "restore"}, {"key", request.key}, {"copies", std::move(copies)}};
+}
+
+void to_json(json& out, const LoadComparison& request) { out = {{"op", "load_comparison"}, {"cubin_hex", request.cubin_hex}}; }
+
+void to_json(json& out, const CompareOutputs& request) {
+  json outputs = json::array();
+  for (const auto& output : request.outputs) {
+    json one = {{"at", output.at},     {"reference", output.reference}, {"elements", output.elements},
+                {"dtype", output.dtype}, {"atol", output.atol},          {"rtol", output.rtol},
+                {"allow_negative_inf", output.allow_negative_inf}};
+    if (output.poison) one["poison"] = static_cast<int>(*output.poison);
+    outputs.push_back(std::move(one));
+  }
+  out = {{"op", "compare"}, {"key", request.key}, {"outputs", std::move(outputs)}};
+}
+
 void to_json(json& out, const Flush& request) { out = {{"op", "flush"}, {"bytes", request.bytes}}; }
 
 void to_json(json& out, const Call& request) {
@@ -158,6 +184,41 @@ void from_json(const json& in, Transfer& request) {
 void from_json(const json& in, Copy& request) {
   request.ranges.clear();
   for (const auto& range : in.at("ranges")) request.ranges.push_back({count_at(range.at(0)), count_at(range.at(1)), count_at(range.at(2))});
+}
+
+void from_json(const json& in, Keep& request) {
+  request.key = in.at("key").get<std::string>();
+  request.ranges.clear();
+  for (const auto& range : in.at("ranges")) request.ranges.push_back({count_at(range.at(0)), count_at(range.at(1))});
+}
+
+void from_json(const json& in, Restore& request) {
+  request.key = in.at("key").get<std::string>();
+  request.copies.clear();
+  for (const auto& copy : in.at("copies")) request.copies.push_back({count_at(copy.at(0)), count_at(copy.at(1)), count_at(copy.at(2))});
+}
+
+void from_json(const json& in, LoadComparison& request) { request.cubin_hex = in.at("cubin_hex").get<std::string>(); }
+
+void from_json(const json& in, CompareOutputs& request) {
+  request.key = in.at("key").get<std::string>();
+  request.outputs.clear();
+  for (const auto& one : in.at("outputs")) {
+    OutputComparison output;
+    output.at = count_at(one.at("at"));
+    output.reference = count_at(one.at("reference"));
+    output.elements = count_at(one.at("elements"));
+    output.dtype = one.at("dtype").get<std::string>();
+    output.atol = one.at("atol").get<double>();
+    output.rtol = one.at("rtol").get<double>();
+    output.allow_negative_inf = one.value("allow_negative_inf", false);
+    if (const auto poison = one.find("poison"); poison != one.end()) {
+      const auto value = count_at(*poison);
+      if (value > 255) throw std::runtime_error(fmt::format("poison {} is not a byte", value));
+      output.poison = static_cast<std::uint8_t>(value);
+    }
+    request.outputs.push_back(std::move(output));
+  }
 }
 
 void from_json(const json& in, Flush& request) { request.bytes = in.contains("bytes") ? count_at(in.at("bytes")) : 0; }

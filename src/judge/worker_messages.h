@@ -66,6 +66,33 @@ struct Copy {  // within the device copy (the CPU worker: the shared file)
   std::vector<BufferCopy> ranges;
 };
 
+// A screening on a GPU (judge/cuda/device_comparison.h): the worker keeps a workload's inputs and reference outputs in
+// device memory of their own, under a key the judge chooses, from one candidate to the next.
+struct Keep {  // the mapped buffer's ranges, one after another, kept under `key`
+  std::string key;
+  std::vector<BufferRange> ranges;
+};
+struct Restore {  // from the kept bytes (`from`) into the device copy of the buffer (`to`); reply "missing" if not kept
+  std::string key;
+  std::vector<BufferCopy> copies;
+};
+struct LoadComparison {  // the comparison kernel's cubin, as hex: the sandboxed worker reads no file of the judge's
+  std::string cubin_hex;
+};
+struct OutputComparison {
+  std::size_t at = 0;         // the output in the device copy of the buffer
+  std::size_t reference = 0;  // its reference in the kept bytes
+  std::size_t elements = 0;
+  std::string dtype;
+  double atol = 0, rtol = 0;
+  bool allow_negative_inf = false;
+  std::optional<std::uint8_t> poison;  // a non-finite poison the outputs held before the call: left unwritten
+};
+struct CompareOutputs {  // reply: "findings", one per output
+  std::string key;
+  std::vector<OutputComparison> outputs;
+};
+
 struct Flush {
   std::size_t bytes = 0;  // 0 on a GPU: twice the L2
 };
@@ -105,6 +132,10 @@ void to_json(nlohmann::json& out, const Launch& launch);
 void to_json(nlohmann::json& out, const Bind& request);
 void to_json(nlohmann::json& out, const Transfer& request);
 void to_json(nlohmann::json& out, const Copy& request);
+void to_json(nlohmann::json& out, const Keep& request);
+void to_json(nlohmann::json& out, const Restore& request);
+void to_json(nlohmann::json& out, const LoadComparison& request);
+void to_json(nlohmann::json& out, const CompareOutputs& request);
 void to_json(nlohmann::json& out, const Flush& request);
 void to_json(nlohmann::json& out, const Call& request);
 void to_json(nlohmann::json& out, const CustomInputs& request);
@@ -118,6 +149,10 @@ void from_json(const nlohmann::json& in, Launch& launch);
 void from_json(const nlohmann::json& in, Bind& request);
 void from_json(const nlohmann::json& in, Transfer& request);
 void from_json(const nlohmann::json& in, Copy& request);
+void from_json(const nlohmann::json& in, Keep& request);
+void from_json(const nlohmann::json& in, Restore& request);
+void from_json(const nlohmann::json& in, LoadComparison& request);
+void from_json(const nlohmann::json& in, CompareOutputs& request);
 void from_json(const nlohmann::json& in, Flush& request);
 void from_json(const nlohmann::json& in, Call& request);
 

@@ -44,6 +44,7 @@ struct WorkerSession {
   int sandboxed_start = -1;             // the worker process (by its start count) that raised it
   bool ready = false;
   bool outputs_placed = false;          // the device copy has the output region (guards) of the mapped workload
+  int comparison_start = -1;            // the worker process (by its start count) that loaded the comparison kernel
   // When set, a new process is greeted first with this deadline: the oracle imports torch before it can answer.
   std::chrono::milliseconds start_deadline{0};
   // When set, the deadline of the load request: the oracle's candidate role imports a solution (Triton, say) or builds

@@ -116,6 +116,17 @@ std::optional<Failure> WorkloadJudgement::set_up() {
     timed_calls_.push_back(line(call_message(layout_, slot, gpu_ ? std::optional<std::byte>(kPoisonFirst) : std::nullopt)));
   }
   reference_call_ = call_message(reference_layout_, 0, std::nullopt);
+  if (gpu_ && !options_.checks_each_call && options_.screen_on_device && candidate_.form == task::TemplateForm::kernel &&
+      device_checks_apply(definition_)) {
+    const std::string& cubin = [&]() -> const std::string& {
+      const auto building = phases_.measure("build");
+      return judge_.comparison_cubin_hex();
+    }();
+    if (!cubin.empty())
+      device_checks_.emplace(candidate_session_, *buffer_, layout_, guard_, definition_, resolved_, workload_.tolerance,
+                             fmt::format("{}/{:x}/{}/{}", workload_.uuid, workload_seed_, layout_.slot_bytes, layout_.output_region_bytes),
+                             cubin, options_.call_timeout, phases_);
+  }
   return std::nullopt;
 }
 
@@ -150,6 +161,19 @@ std::optional<Failure> WorkloadJudgement::correctness(int rounds, bool stricter)
 std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegime regime, const ReferenceRound& given) {
   at(JudgePhase::correctness, round, 0);
   if (auto failure = [&]() -> std::optional<Failure> {
+        if (device_checks_ && round == 0) {
+          bool placed = false;
+          if (auto failure = prepare(candidate_session_)) return failure;  // the buffer mapped, the kernel loaded
+          if (auto failure = device_checks_->place(given, placed)) return failure;
+          if (placed) {
+            CallPlan plan;
+            plan.inputs_in = plan.everything_out = plan.inputs_out = false;
+            plan.device_poison = kPoisonFirst;
+            if (auto failure = call(candidate_session_, 0, nullptr, nullptr, nullptr, plan)) return failure;
+            return device_checks_->check(kPoisonFirst);
+          }
+          device_checks_.reset();  // no room on the device: the host's way
+        }
         {
           const auto staging = phases_.measure("staging");
           write_slot(*buffer_, layout_, 0, given.slot_image);
@@ -198,7 +222,10 @@ std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegi
 
 std::optional<Failure> WorkloadJudgement::timing() {
   at(JudgePhase::timing, -1, -1);
-  if (gpu_)
+  bool placed = false;
+  if (device_checks_ && variants_.size() == 1 && device_checks_->keeps(variants_.front()->reference))
+    if (auto failure = device_checks_->place_variant(0, placed)) return failure;
+  if (gpu_ && !placed)
     if (auto failure = upload_input_variants(candidate_session_, *buffer_, layout_, variants_, options_.call_timeout, phases_)) return failure;
   if (!verdict_.conditions_before) verdict_.conditions_before = read_machine_conditions(options_.device);
   return run_timing_protocol(timing_settings(), timing_hooks(), candidate_session_, *buffer_, layout_, guard_, variants_, *row_.roofline,
@@ -240,14 +267,25 @@ TimingHooks WorkloadJudgement::timing_hooks() {
   hooks.call = [this](int slot, double* round_trip_ns, double* in_process_ns, double* event_ns, CallPlan plan) {
     return call(candidate_session_, slot, round_trip_ns, in_process_ns, event_ns, plan);
   };
-  hooks.transfer = [this](message::Direction direction, int slot, bool inputs, bool outputs) {
+  // With the screening's device checks a re-check brings back only the guards, checks them and compares on the device;
+  // the inputs are left to the full judge, as checks_each_call leaves them.
+  hooks.transfer = [this](message::Direction direction, int slot, bool inputs, bool outputs) -> std::optional<Failure> {
+    if (device_checks_ && direction == message::Direction::download) return std::nullopt;
     return transfer(candidate_session_, direction, layout_, slot, inputs, outputs);
   };
   hooks.check_buffers = [this](int slot, const std::vector<std::byte>& image) -> std::optional<Failure> {
+    if (device_checks_) return std::nullopt;
     if (auto failure = check_output_guards(*buffer_, layout_)) return failure;
     return check_inputs(*buffer_, layout_, slot, image);
   };
-  hooks.compare = [this](const std::vector<std::vector<std::byte>>& reference) { return compare(reference, kPoisonFirst); };
+  hooks.compare = [this](const std::vector<std::vector<std::byte>>& reference) -> std::optional<Failure> {
+    if (device_checks_ && device_checks_->keeps(reference)) return device_checks_->check(kPoisonFirst);
+    if (device_checks_) {  // not the kept round's: the outputs come back, with their guards
+      if (auto failure = transfer(candidate_session_, message::Direction::download, layout_, 0, false, true)) return failure;
+      if (auto failure = check_output_guards(*buffer_, layout_)) return failure;
+    }
+    return compare(reference, kPoisonFirst);
+  };
   hooks.entering = [this](JudgePhase phase, int round, int call_index) { at(phase, round, call_index); };
   return hooks;
 }
@@ -425,19 +463,22 @@ void WorkloadJudgement::measure_baseline() {
   judge_.baseline_sources_[uuid] = row_.baseline_source = measured.source;  // empty after a failure: tried
 }
 
+std::optional<Failure> WorkloadJudgement::prepare(WorkerSession& session) {
+  const bool is_reference = session.runs_reference();
+  auto failure = [&] {
+    const auto starting = phases_.measure("workers");
+    return session.prepare(is_reference ? *reference_buffer_ : *buffer_, generation_, is_reference ? binding_ : candidate_binding_,
+                           options_.call_timeout, is_reference ? Status::invalid_reference : Status::compile_error);
+  }();
+  if (failure && is_reference) failure->status = Status::invalid_reference;
+  return failure;
+}
+
 std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot, double* round_trip_ns, double* in_process_ns,
                                                double* event_ns, CallPlan plan) {
   const auto deadline = options_.call_timeout;
   const bool is_reference = session.runs_reference();
-  const Status load_status = is_reference ? Status::invalid_reference : Status::compile_error;
-  if (auto failure = [&] {
-        const auto starting = phases_.measure("workers");
-        return session.prepare(is_reference ? *reference_buffer_ : *buffer_, generation_, is_reference ? binding_ : candidate_binding_,
-                               deadline, load_status);
-      }()) {
-    if (is_reference) failure->status = Status::invalid_reference;
-    return failure;
-  }
+  if (auto failure = prepare(session)) return failure;
   const Layout& layout = is_reference ? reference_layout_ : layout_;
   const auto moved = [&](std::optional<Failure> failure) {
     if (failure && is_reference) failure->status = Status::invalid_reference;

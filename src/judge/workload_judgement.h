@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "judge/buffer_layout.h"
+#include "judge/device_checks.h"
 #include "judge/input_generator.h"
 #include "judge/judge.h"
 #include "judge/judge_failure.h"
@@ -70,6 +71,8 @@ class WorkloadJudgement {
   std::optional<Failure> check_tolerance(const ReferenceRound& made);
   void measure_baseline();
 
+  // The session's worker started, its buffer mapped and its candidate (or the reference) loaded and bound.
+  std::optional<Failure> prepare(WorkerSession& session);
   // One call through a session, with every way it can fail turned into a verdict (the reference's as the task's, by its role).
   std::optional<Failure> call(WorkerSession& session, int slot, double* round_trip_ns, double* in_process_ns, double* event_ns = nullptr,
                               CallPlan plan = {});
@@ -109,6 +112,7 @@ class WorkloadJudgement {
   std::vector<std::string> candidate_calls_, timed_calls_;
   message::Call reference_call_;
   std::vector<std::shared_ptr<const ReferenceRound>> variants_;  // the rounds whose inputs the timed calls cycle through
+  std::optional<DeviceChecks> device_checks_;  // a screening of a kernel-only candidate on a GPU: round 0 kept and compared there
   FailurePlace place_;
 };
 

@@ -4,9 +4,12 @@
 // undefined behaviour).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "judge/call_tensors.h"
+#include "judge/device_findings.h"
 #include "judge/worker_messages.h"
 
 namespace kernelarc::judge {
@@ -109,6 +112,56 @@ TEST(WorkerMessagesTest, TheOtherRequestsReadBackAsWritten) {
   const auto sandbox = read_back(message::Sandbox{json{{"read_only", {"/usr"}}}, std::nullopt});
   EXPECT_EQ(sandbox.policy.at("read_only").at(0), "/usr");
   EXPECT_FALSE(sandbox.library);
+}
+
+// A screening's checks on the GPU (judge/device_checks.h): what is kept, restored and compared, and what the
+// comparison finds, NaN and infinities included (JSON has neither as a number).
+TEST(WorkerMessagesTest, TheDeviceChecksRequestsAndFindingsReadBackAsWritten) {
+  const auto keep = read_back(message::Keep{"w0/1f/4096/512", {{0, 4096}, {8192, 512}}});
+  EXPECT_EQ(json(message::Keep{}).at("op"), "keep");
+  EXPECT_EQ(keep.key, "w0/1f/4096/512");
+  ASSERT_EQ(keep.ranges.size(), 2u);
+  EXPECT_EQ(keep.ranges[1].offset, 8192u);
+  const auto restore = read_back(message::Restore{"k", {{4096, 8192, 512}}});
+  ASSERT_EQ(restore.copies.size(), 1u);
+  EXPECT_EQ(restore.copies[0].from, 4096u);
+  EXPECT_EQ(restore.copies[0].to, 8192u);
+  EXPECT_EQ(restore.copies[0].bytes, 512u);
+  message::OutputComparison output{8448, 4352, 100, "bfloat16", 1e-2, 2e-2, true, std::uint8_t{0xFF}};
+  const auto compare = read_back(message::CompareOutputs{"k", {output, {0, 0, 1, "float32", 0, 0, false, std::nullopt}}});
+  EXPECT_EQ(json(compare).at("op"), "compare");
+  ASSERT_EQ(compare.outputs.size(), 2u);
+  EXPECT_EQ(compare.outputs[0].at, 8448u);
+  EXPECT_EQ(compare.outputs[0].reference, 4352u);
+  EXPECT_EQ(compare.outputs[0].dtype, "bfloat16");
+  EXPECT_EQ(compare.outputs[0].rtol, 2e-2);
+  EXPECT_TRUE(compare.outputs[0].allow_negative_inf);
+  EXPECT_EQ(compare.outputs[0].poison, std::uint8_t{0xFF});
+  EXPECT_FALSE(compare.outputs[1].poison);
+  EXPECT_THROW(json::parse(R"({"op": "compare", "key": "k", "outputs": [{"at": 0, "reference": 0, "elements": 1, "dtype": "float32",
+                                 "atol": 0, "rtol": 0, "poison": 300}]})").get<message::CompareOutputs>(), std::runtime_error);
+  ComparisonFindings found;
+  found.mismatched = 3;
+  found.first_bad_index = 7;
+  found.first_problem_index = 9;
+  found.max_abs_error = 0.1;
+  found.first_bad_got = std::numeric_limits<double>::quiet_NaN();
+  found.first_bad_want = -std::numeric_limits<double>::infinity();
+  found.first_problem_value = std::numeric_limits<double>::infinity();
+  found.all_zero = false;
+  const auto back = findings_from_json(json::parse(findings_to_json(found).dump()));
+  EXPECT_EQ(back.mismatched, 3);
+  EXPECT_EQ(back.first_bad_index, 7);
+  EXPECT_EQ(back.first_problem_index, 9);
+  EXPECT_EQ(back.max_abs_error, 0.1);
+  EXPECT_TRUE(std::isnan(back.first_bad_got));
+  EXPECT_EQ(back.first_bad_want, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(back.first_problem_value, std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(back.all_zero);
+  EXPECT_TRUE(back.reference_all_zero);
+  EXPECT_EQ(device_dtype_code(task::DType::float8_e4m3fn), 3);
+  EXPECT_FALSE(compared_on_device(task::DType::int32)) << "integers are compared on the host";
+  EXPECT_FALSE(compared_on_device(task::DType::float4_e2m1fn_x2));
 }
 
 TEST(WorkerMessagesTest, TheOraclesRequestsCarryTheNamesItReads) {

@@ -12,17 +12,21 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <utility>
 #include <vector>
 
 #include "judge/call_tensors.h"
 #include "judge/candidate_library.h"
 #include "judge/cuda/activity_timer.h"
 #include "judge/cuda/cuda_driver.h"
+#include "judge/cuda/device_comparison.h"
+#include "judge/device_findings.h"
 #include "judge/sandbox.h"
 #include "judge/shared_buffer.h"
 #include "judge/worker.h"
 #include "judge/worker_messages.h"
 #include "kernelarc/candidate_abi.h"
+#include "task/dtype.h"
 
 namespace kernelarc::judge::cuda {
 
@@ -38,6 +42,12 @@ struct Launch {
   std::vector<long long> arguments;  // the workload's var axes, after the tensor pointers
 };
 
+// The entry of a map whose values say when they were last used that was used least recently.
+template <typename Map>
+typename Map::iterator least_recent(Map& map) {
+  return std::min_element(map.begin(), map.end(), [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+}
+
 class GpuWorker {
  public:
   GpuWorker(const DriverApi& api, int ordinal, std::unique_ptr<ActivityTimer> timer, std::string timer_why)
@@ -51,6 +61,10 @@ class GpuWorker {
     int l2 = 0;
     check(api_, api_.device_get_attribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_), "cuDeviceGetAttribute");
     l2_bytes_ = static_cast<std::size_t>(l2);
+    check(api_, api_.device_get_attribute(&multiprocessors_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_), "cuDeviceGetAttribute");
+    std::size_t total = 0;
+    check(api_, api_.device_total_mem(&total, device_), "cuDeviceTotalMem");
+    kept_budget_ = total / 5 * 2;
     // Judged with no L2 set aside for persisting accesses. A context starts with some on the H200 (11.25 MiB seen with
     // driver 580), so it is taken back first; what is left is the level a call must not raise.
     api_.ctx_set_limit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
@@ -61,6 +75,9 @@ class GpuWorker {
     unload();
     evict_mappings(SIZE_MAX);
     release_device_buffer();
+    while (!kept_.empty()) forget_kept(kept_.begin());
+    if (comparison_module_) api_.module_unload(comparison_module_);
+    if (findings_) api_.mem_free(findings_);
     if (flush_buffer_) api_.mem_free(flush_buffer_);
     api_.event_destroy(start_);
     api_.event_destroy(end_);
@@ -82,6 +99,10 @@ class GpuWorker {
     if (op == "copy") return copy(request.get<message::Copy>().ranges);
     if (op == "flush") return flush(request.get<message::Flush>().bytes);
     if (op == "call") return call(request.get<message::Call>());
+    if (op == "keep") return keep(request.get<message::Keep>());
+    if (op == "restore") return restore(request.get<message::Restore>());
+    if (op == "load_comparison") return load_comparison(request.get<message::LoadComparison>().cubin_hex);
+    if (op == "compare") return compare(request.get<message::CompareOutputs>());
     throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
   }
 
@@ -183,7 +204,7 @@ class GpuWorker {
     host_ = &found->second.host;
     if (bytes > device_bytes_) {
       release_device_buffer();
-      check(api_, api_.mem_alloc(&device_buffer_, bytes), "cuMemAlloc (the workload's buffer)");
+      check(api_, allocate(&device_buffer_, bytes), "cuMemAlloc (the workload's buffer)");
       device_bytes_ = bytes;
     }
     return {{"ok", true}, {"pinned", found->second.pinned}};
@@ -200,7 +221,7 @@ class GpuWorker {
       it = stale ? forget(it) : std::next(it);
     }
     while (!mappings_.empty() && (incoming > budget || mapped_bytes_ > budget - incoming))
-      forget(std::min_element(mappings_.begin(), mappings_.end(), [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; }));
+      forget(least_recent(mappings_));
   }
 
   static std::size_t mapped_budget() {
@@ -214,6 +235,99 @@ class GpuWorker {
     if (mapping->second.pinned) api_.mem_host_unregister(mapping->second.host.data());
     mapped_bytes_ -= mapping->second.host.size();
     return mappings_.erase(mapping);
+  }
+
+  // Device memory, making room by dropping kept workloads (least recently used first) when there is none: what is kept
+  // only saves uploads, a candidate's buffer must fit.
+  CUresult allocate(CUdeviceptr* pointer, std::size_t bytes) {
+    for (;;) {
+      const CUresult result = api_.mem_alloc(pointer, bytes);
+      if (result != CUDA_ERROR_OUT_OF_MEMORY || kept_.empty()) return result;
+      forget_kept(least_recent(kept_));
+    }
+  }
+
+  auto forget_kept(auto entry) -> decltype(entry) {  // an iterator of kept_; returns the next
+    api_.mem_free(entry->second.memory);
+    kept_bytes_ -= entry->second.bytes;
+    return kept_.erase(entry);
+  }
+
+  // A screening's inputs and reference outputs for a workload, kept on the device under the judge's key; a candidate's
+  // load scrubs only its own buffer. Two fifths of the device's memory at most.
+  json keep(const message::Keep& request) {
+    if (kept_.count(request.key)) return {{"ok", true}, {"kept", true}};
+    check_inside(request.ranges, mapped().size(), "keep");
+    std::size_t bytes = 0;
+    for (const auto& range : request.ranges) bytes += range.bytes;
+    if (bytes > kept_budget_) return {{"ok", true}, {"kept", false}, {"why", "larger than the device memory kept for screenings"}};
+    while (!kept_.empty() && kept_bytes_ + bytes > kept_budget_) forget_kept(least_recent(kept_));
+    Kept entry;
+    entry.bytes = bytes;
+    if (const CUresult allocated = allocate(&entry.memory, bytes); allocated != CUDA_SUCCESS)
+      return {{"ok", true}, {"kept", false}, {"why", error_name(api_, allocated)}};
+    std::size_t at = 0;
+    for (const auto& [offset, length] : request.ranges) {
+      check(api_, api_.memcpy_htod(entry.memory + at, mapped().data() + offset, length), "cuMemcpyHtoD (kept)");
+      at += length;
+    }
+    entry.last_use = ++map_requests_;
+    kept_bytes_ += bytes;
+    kept_.emplace(request.key, entry);
+    return {{"ok", true}, {"kept", true}};
+  }
+
+  json restore(const message::Restore& request) {
+    const auto found = kept_.find(request.key);
+    if (found == kept_.end()) return {{"ok", true}, {"missing", true}};
+    found->second.last_use = ++map_requests_;
+    std::vector<BufferRange> sources, targets;
+    for (const auto& copy : request.copies) {
+      sources.push_back({copy.from, copy.bytes});
+      targets.push_back({copy.to, copy.bytes});
+    }
+    check_inside(sources, found->second.bytes, "restore (kept bytes)");
+    check_inside(targets, device_bytes_, "restore");
+    for (const auto& copy : request.copies)
+      check(api_, api_.memcpy_dtod(device_buffer_ + copy.to, found->second.memory + copy.from, copy.bytes), "cuMemcpyDtoD (restore)");
+    return {{"ok", true}};
+  }
+
+  json load_comparison(const std::string& hex) {
+    if (comparison_module_) return {{"ok", true}};
+    if (hex.size() % 2 != 0) throw std::runtime_error("the comparison's cubin is not hex");
+    std::vector<unsigned char> image(hex.size() / 2);
+    for (std::size_t i = 0; i < image.size(); ++i) image[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+    check(api_, api_.module_load_data(&comparison_module_, image.data()), "cuModuleLoadData (the comparison)");
+    check(api_, api_.module_get_function(&comparison_, comparison_module_, "kernelarc_compare"), "cuModuleGetFunction (the comparison)");
+    check(api_, api_.mem_alloc(&findings_, 64), "cuMemAlloc (the comparison's findings)");
+    return {{"ok", true}};
+  }
+
+  json compare(const message::CompareOutputs& request) {
+    if (!comparison_) throw std::runtime_error("compare before load_comparison");
+    const auto found = kept_.find(request.key);
+    if (found == kept_.end()) return {{"ok", true}, {"missing", true}};
+    // The judge's own kernels are no candidate's work between calls: kernels that came before them are kept for the next
+    // call to report, and theirs are closed off as a call's.
+    if (timer_) strays_before_checks_ += timer_->begin();
+    json findings = json::array();
+    for (const auto& output : request.outputs) {
+      const auto dtype = task::parse_dtype(output.dtype);
+      if (!dtype || !compared_on_device(*dtype)) throw std::runtime_error(fmt::format("{} is not compared on the device", output.dtype));
+      const std::size_t bytes = output.elements * (task::dtype_bits(*dtype) / 8);
+      check_inside(std::vector<BufferRange>{{output.at, bytes}}, device_bytes_, "compare");
+      check_inside(std::vector<BufferRange>{{output.reference, bytes}}, found->second.bytes, "compare (kept bytes)");
+      findings.push_back(findings_to_json(compare_on_device(api_, comparison_, stream_, findings_, device_buffer_ + output.at,
+                                                            found->second.memory + output.reference, output.elements, *dtype,
+                                                            output.atol, output.rtol, output.allow_negative_inf, output.poison,
+                                                            multiprocessors_)));
+    }
+    if (timer_) {
+      check(api_, api_.ctx_synchronize(), "synchronise after the comparison");
+      timer_->end(0);
+    }
+    return {{"ok", true}, {"findings", std::move(findings)}};
   }
 
   json bind(const message::Bind& request) {
@@ -299,7 +413,7 @@ class GpuWorker {
               "poison the outputs");
       check(api_, api_.ctx_synchronize(), "synchronise after poisoning");
     }
-    const int stray_kernels = timer_ ? timer_->begin() : 0;
+    const int stray_kernels = timer_ ? timer_->begin() + std::exchange(strays_before_checks_, 0) : 0;
     check(api_, api_.event_record(start_, stream_), "cuEventRecord");
     const auto host_start = std::chrono::steady_clock::now();
     int rc = 0;
@@ -374,6 +488,18 @@ class GpuWorker {
   CUdeviceptr flush_buffer_ = 0;
   std::size_t flush_bytes_ = 0;
   unsigned flushes_ = 0;
+  struct Kept {
+    CUdeviceptr memory = 0;
+    std::size_t bytes = 0;
+    std::uint64_t last_use = 0;
+  };
+  std::map<std::string, Kept> kept_;  // by the judge's key
+  std::size_t kept_bytes_ = 0, kept_budget_ = 0;
+  int multiprocessors_ = 1;
+  int strays_before_checks_ = 0;  // kernels started between calls, seen when a comparison began
+  CUmodule comparison_module_ = nullptr;
+  CUfunction comparison_ = nullptr;
+  CUdeviceptr findings_ = 0;
   CandidateLibrary library_;
   CUmodule module_ = nullptr;
   CUfunction function_ = nullptr;
