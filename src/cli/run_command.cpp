@@ -63,6 +63,7 @@ struct RunArguments {
   std::string start = "default";
   std::string screening = "auto";
   int screen_round = engine::RunOptions{}.screen_round;
+  bool checks_on_device = false;  // a GPU's screenings keep inputs and reference on the device and compare there
   int finalists = engine::RunOptions{}.finalists;
   std::size_t plateau_window = 16;
   double plateau_gain = 0.02;
@@ -263,6 +264,7 @@ int run_command(const RunArguments& args) {
     // Screening: the judge's own protocol, lighter (judge/screening.h), on the visible workloads; a longer one for a round's fastest.
     judge::JudgeOptions screen_options = judge::screening_options(judge_options);
     screen_options.include_held_out = false;
+    screen_options.screen_on_device = args.checks_on_device;
     judge::Screener quick(task, screen_options, peaks);
     judge::Screener longer(task, judge::screening_options(screen_options, kLongerScreening * screen_options.iterations), peaks);
     quick.share_rounds_with(judge);
@@ -391,6 +393,9 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                       "longer and the fastest of those judged in full; off: every proposal judged in full; auto: on for a GPU")
       ->check(one_of({"auto", "on", "off"}))
       ->capture_default_str();
+  command->add_flag("--checks-on-device", args->checks_on_device,
+                    "On a GPU, screenings of kernel-only candidates keep each workload's inputs and reference outputs on the device "
+                    "and compare there, instead of bringing every output back to the host (experimental: see docs/JUDGE.md)");
   command->add_option("--screen-round", args->screen_round, "Proposals screened per round before the fastest go on")->check(whole_number(1))->capture_default_str();
   command->add_option("--finalists", args->finalists, "At most this many of a round judged in full")->check(whole_number(1))->capture_default_str();
   command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->check(whole_number(1))->capture_default_str();

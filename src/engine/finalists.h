@@ -1,9 +1,13 @@
 // Which screened candidates go on (issue 25's multi-fidelity search): of a round of screenings, the fastest that beat the
-// incumbent's screening at the same fidelity by more than the minimum step, at most a number of them. Pure.
+// incumbent's screening at the same fidelity by more than the minimum step, at most a number of them; and the round's
+// faster moves taken together. Pure.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kernelarc::engine {
@@ -15,5 +19,11 @@ std::vector<std::size_t> fastest_beating(const std::vector<std::optional<double>
 
 // How many of a round of `round_size` screenings go on to a longer screening: the `keep` fraction, rounded up, at least one.
 std::size_t survivors_of(std::size_t round_size, double keep);
+
+// The moves of the configurations in `faster` (fastest first) away from `base`, made together: each one's changed knobs
+// where no faster one changed any of them. None when fewer than two moves go in, or when a configuration carries its
+// own source or is composed (a knob named "@..."): those are not knob moves.
+std::optional<std::map<std::string, std::int64_t>> combined_moves(const std::map<std::string, std::int64_t>& base,
+                                                                  const std::vector<std::map<std::string, std::int64_t>>& faster);
 
 }  // namespace kernelarc::engine

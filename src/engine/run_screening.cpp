@@ -1,5 +1,5 @@
-// Run's screening rounds (issue 25): each proposal screened against the incumbent's screening of the round, the fastest
-// quarter screened longer, the finalists judged in full.
+// Run's screening rounds (issue 25): each proposal screened against the incumbent's screening of the round, the round's
+// faster moves screened together, the fastest quarter screened longer, the finalists judged in full.
 #include "engine/run.h"
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/units.h"
+#include "engine/brain.h"
 #include "engine/candidate_source.h"
 #include "engine/feedback.h"
 #include "engine/finalists.h"
@@ -18,6 +19,8 @@
 namespace kernelarc::engine {
 
 using nlohmann::json;
+using run_detail::kCombineAgent;
+using run_detail::kCombineStrategy;
 using run_detail::kIncumbentAgent;
 
 namespace {
@@ -105,7 +108,7 @@ void Run::screen_and_record(const Agent& agent, const Proposal& proposal, const 
 
 void Run::finish_round() {
   State& st = *state_;
-  const auto round = std::move(st.round);
+  auto round = std::move(st.round);
   const std::optional<double> reference = st.round_reference.value_or(std::nullopt);
   st.round.clear();
   st.round_reference.reset();  // the next round screens the incumbent again, as it is then
@@ -117,6 +120,24 @@ void Run::finish_round() {
   std::vector<std::optional<double>> times;
   for (const auto& entry : round) times.push_back(entry.time_ns);
   const double step = options_.controller.min_improvement;
+  const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
+  // The round's faster moves made together, screened once like a proposal: moves on different knobs often gain apart,
+  // and a round that finds two then needs no second round to join them.
+  {
+    std::vector<Knobs> faster;
+    for (const auto i : fastest_beating(times, reference, step, round.size())) faster.push_back(round[i].knobs);
+    if (const auto combined = combined_moves(incumbent, faster); combined && knobs_allowed(*template_, *combined) && !st.tried.count(*combined) &&
+        !st.pending.holds(*combined)) {
+      std::string moves;
+      for (const auto& [name, value] : *combined)
+        if (incumbent.at(name) != value) moves += fmt::format("{}{}={}", moves.empty() ? "" : " ", name, value);
+      const std::string hypothesis = fmt::format("the round's faster moves together: {}", moves);
+      const auto time = screen_once(*combined, 0, kCombineAgent, kCombineStrategy, hypothesis, reference, {});
+      st.tried.insert(*combined);
+      round.push_back({*combined, kCombineAgent, kCombineStrategy, hypothesis, time});
+      times.push_back(time);
+    }
+  }
   const auto survivors = fastest_beating(times, reference, step, survivors_of(round.size(), options_.screen_keep));
   if (survivors.empty()) {
     if (progress_) progress_(fmt::format("  a round of {} screened: none faster than the incumbent's screening", round.size()));
@@ -125,7 +146,6 @@ void Run::finish_round() {
     return;
   }
   // The survivors and the incumbent screened again, longer, one after the other: the fastest of those are judged in full.
-  const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
   const auto longer_reference = screen_once(incumbent, 1, kIncumbentAgent, "", "the incumbent, the longer screening's reference", std::nullopt, {});
   std::vector<std::optional<double>> longer;
   for (const auto i : survivors)

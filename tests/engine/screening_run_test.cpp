@@ -89,6 +89,42 @@ TEST(FinalistsTest, TheFastestThatBeatTheIncumbentGoOnFastestFirst) {
   EXPECT_EQ(survivors_of(3, 0.25), 1u);
 }
 
+TEST(FinalistsTest, TheFasterMovesAreMadeTogetherWhereTheyTouchOtherKnobs) {
+  const Knobs base{{"A", 1}, {"B", 1}, {"C", 1}};
+  EXPECT_EQ(combined_moves(base, {{{"A", 2}, {"B", 1}, {"C", 1}}, {{"A", 1}, {"B", 3}, {"C", 1}}}), (Knobs{{"A", 2}, {"B", 3}, {"C", 1}}));
+  // A slower move on a knob a faster one changed stays out; so does a move that changes no knob.
+  EXPECT_EQ(combined_moves(base, {{{"A", 2}, {"B", 1}, {"C", 1}}, {{"A", 4}, {"B", 1}, {"C", 2}}, base, {{"A", 1}, {"B", 2}, {"C", 1}}}),
+            (Knobs{{"A", 2}, {"B", 2}, {"C", 1}}));
+  EXPECT_FALSE(combined_moves(base, {{{"A", 2}, {"B", 1}, {"C", 1}}})) << "one move is no combination";
+  EXPECT_FALSE(combined_moves(base, {{{"A", 2}, {"B", 1}, {"C", 1}}, {{"A", 3}, {"B", 1}, {"C", 1}}})) << "both on one knob";
+  EXPECT_FALSE(combined_moves(base, {{{"A", 2}, {"B", 1}, {"C", 1}}, {{"A", 1}, {"B", 2}, {"C", 1}, {"@source", 7}}}))
+      << "a candidate with its own source is no knob move";
+}
+
+// A round that finds two faster moves on different knobs screens them together in the same round: the scripted space's
+// optimum (ROWS_PER_STEP=4 with ONE_PASS=1) is two moves from the start, and the search agents move one knob at a time.
+TEST_F(ScreeningRunTest, TheRoundsFasterMovesAreScreenedTogetherInTheSameRound) {
+  auto options = two_agents();
+  options.screen_round = 3;  // the start's three neighbours: ROWS_PER_STEP=2, ROWS_PER_STEP=4, ONE_PASS=1
+  const auto summary = screened_run(options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); },
+                                    [](const judge::CandidateSource& source, int) { return screened_like_the_judge(source); });
+  ASSERT_TRUE(summary.best);
+  const Knobs optimum{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}};
+  EXPECT_EQ(summary.best_knobs, optimum);
+  bool combined = false, judged_in_the_first_round = false;
+  for (const auto& event : events(summary.run_id)) {
+    if (std::holds_alternative<journal::RoundClosed>(event)) break;
+    if (const auto* e = std::get_if<journal::Screened>(&event); e && e->agent == "combine" && e->fidelity == 0) {
+      combined = true;
+      EXPECT_EQ(e->knobs, optimum);
+      EXPECT_THAT(e->hypothesis, HasSubstr("ONE_PASS=1 ROWS_PER_STEP=4"));
+    }
+    if (const auto* e = std::get_if<journal::Judged>(&event); e && e->knobs == optimum) judged_in_the_first_round = true;
+  }
+  EXPECT_TRUE(combined) << "the first round's faster moves were not screened together";
+  EXPECT_TRUE(judged_in_the_first_round) << "the optimum was not judged before the first round closed";
+}
+
 TEST_F(ScreeningRunTest, ScreeningFindsTheFastestAndJudgesOnlyFinalistsInFull) {
   int screenings = 0;
   const auto summary = screened_run(
