@@ -96,8 +96,17 @@ std::optional<double> Run::screen_once(const Knobs& knobs, int fidelity, const s
 void Run::screen_and_record(const Agent& agent, const Proposal& proposal, const ModelUsage& usage) {
   State& st = *state_;
   if (!st.round_reference) {  // the incumbent screened first: what the round's proposals are ranked against
-    const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
-    st.round_reference = screen_once(incumbent, 0, kIncumbentAgent, "", "the incumbent, the round's reference", std::nullopt, {});
+    const auto id = st.controller.incumbent()->candidate_id;
+    const auto now = std::chrono::steady_clock::now();
+    const auto& last = st.last_reference;
+    if (last && last->candidate == id && now - last->at < run_detail::kReferenceFresh) {
+      st.round_reference = last->time_ns;
+    } else {
+      const auto incumbent = st.knobs_of[static_cast<std::size_t>(id)];
+      st.round_reference = screen_once(incumbent, 0, kIncumbentAgent, "", "the incumbent, the round's reference", std::nullopt, {});
+      st.last_reference.reset();
+      if (*st.round_reference) st.last_reference = State::Reference{id, **st.round_reference, now};
+    }
   }
   const Knobs& knobs = proposal.knobs;
   const auto time = screen_once(knobs, 0, agent.name, agent.strategy, proposal.hypothesis, *st.round_reference, usage);

@@ -27,6 +27,9 @@ inline constexpr std::size_t kScreenedBases = 16;
 // one each, a screening waited about 0.6 s on its build on an H100, against 0.05 s in a sweep that builds everything first).
 inline constexpr std::size_t kProposalsAheadWhenScreening = 3;  // screened configurations an agent may search from after the backups
 inline constexpr const char* kIncumbentAgent = "incumbent";
+// A screening of the incumbent this recent is the next round's reference too (late in a run a round closes after each
+// screening, and screening the incumbent again for each halved what was screened).
+inline constexpr std::chrono::seconds kReferenceFresh{20};
 inline constexpr const char* kCombineAgent = "combine";        // the screenings of a round's faster moves made together
 inline constexpr const char* kCombineStrategy = "combination";  // the screened events of the incumbent, a round's reference
 }  // namespace run_detail
@@ -55,6 +58,12 @@ struct Run::State {
     std::optional<double> time_ns;
   };
   std::vector<Screened> round;
+  struct Reference {  // the incumbent's last screening as a round's reference
+    std::int64_t candidate = -1;
+    double time_ns = 0;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::optional<Reference> last_reference;
   std::vector<std::pair<double, Knobs>> screened_bases;  // the fastest screened configurations, by time over the incumbent's screening
   void keep_screened_base(double ratio, const Knobs& knobs) {
     screened_bases.emplace_back(ratio, knobs);

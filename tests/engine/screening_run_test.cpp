@@ -125,6 +125,24 @@ TEST_F(ScreeningRunTest, TheRoundsFasterMovesAreScreenedTogetherInTheSameRound) 
   EXPECT_TRUE(judged_in_the_first_round) << "the optimum was not judged before the first round closed";
 }
 
+// Rounds that close moments apart (late in a run, one screening each) rank against the incumbent's screening of the
+// first of them, not a new one each: the incumbent is screened again only once it changed or that screening got old.
+TEST_F(ScreeningRunTest, RoundsMomentsApartShareTheIncumbentsScreening) {
+  auto options = two_agents();
+  options.screen_round = 1;
+  const auto summary = screened_run(options, [](const judge::CandidateSource& source) { return scripted(source, 0.005); },
+                                    [](const judge::CandidateSource& source, int) { return screened_like_the_judge(source); });
+  int rounds = 0, references = 0;
+  for (const auto& event : events(summary.run_id)) {
+    if (std::holds_alternative<journal::RoundClosed>(event)) ++rounds;
+    if (const auto* e = std::get_if<journal::Screened>(&event); e && e->agent == "incumbent" && e->fidelity == 0) ++references;
+    if (const auto* e = std::get_if<journal::Screened>(&event); e && e->agent != "incumbent" && e->fidelity == 0)
+      EXPECT_TRUE(e->incumbent_ns) << "every proposal is ranked against a screening of the incumbent";
+  }
+  EXPECT_GE(rounds, 4);
+  EXPECT_LE(references, summary.promotions + 1) << "the incumbent was screened again for rounds " << rounds;
+}
+
 TEST_F(ScreeningRunTest, ScreeningFindsTheFastestAndJudgesOnlyFinalistsInFull) {
   int screenings = 0;
   const auto summary = screened_run(
