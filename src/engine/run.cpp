@@ -351,7 +351,7 @@ void Run::top_up_proposals() {
         if (pass == 0) ask_in_background(index, taken);  // a model's answer at a time
         continue;
       }
-      auto proposal = propose_for(index, taken);
+      auto proposal = propose_for(index, taken, pass == 0);
       if (!proposal) continue;
       st.restart_from.reset();
       ProposalQueue::Pending next{st.summary.agents[index], index, std::move(*proposal), {}, {}, {}, {}, {}};
@@ -419,7 +419,7 @@ void Run::discard_in_flight() {
 
 // From the incumbent (or the backup a plateau restarts from); when that neighbourhood is spent, from each backup,
 // fastest first; when those are spent too, the agent takes another strategy (those no agent holds first) and says so.
-std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs>& taken) {
+std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs>& taken, bool may_reassign) {
   State& st = *state_;
   const auto incumbent = search_base(st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]);
   std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? search_base(*st.restart_from) : incumbent, ""}};
@@ -439,6 +439,7 @@ std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs
     return std::nullopt;
   };
   if (auto proposal = from_any_base()) return proposal;
+  if (!may_reassign) return std::nullopt;
   const std::vector<std::string> others = other_strategies(*template_, st.summary.agents, index);
   const std::string before = st.summary.agents[index].strategy;
   auto own_brain = std::move(st.brains[index]);

@@ -97,7 +97,8 @@ class Run {
   // Every agent without a proposal in flight proposes, in agent order; each proposal goes to the compile pool.
   void top_up_proposals();
   // Agent `index`'s next proposal, none of `taken`; it may change the agent's strategy (an event).
-  std::optional<Proposal> propose_for(std::size_t index, const std::set<Knobs>& taken);
+  // `may_reassign` false: nothing when the agent's own strategy has nothing left (a proposal queued ahead never changes it).
+  std::optional<Proposal> propose_for(std::size_t index, const std::set<Knobs>& taken, bool may_reassign = true);
   // Judges one proposal (twice when it may be promoted) and writes everything about it in one transaction.
   Decision judge_and_record(const Knobs& knobs, const std::string& proposer, const std::string& strategy, const std::string& hypothesis,
                            const ModelUsage& usage = {});

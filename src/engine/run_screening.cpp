@@ -134,12 +134,13 @@ void Run::finish_round() {
   // and a round that finds two then needs no second round to join them.
   {
     std::vector<Knobs> faster;
-    for (const auto i : fastest_beating(times, reference, step, round.size())) faster.push_back(round[i].knobs);
+    if (reference)  // without the incumbent's time every measured one would count as faster
+      for (const auto i : fastest_beating(times, reference, step, round.size())) faster.push_back(round[i].knobs);
     if (const auto combined = combined_moves(incumbent, faster); combined && knobs_allowed(*template_, *combined) && !st.tried.count(*combined) &&
         !st.pending.holds(*combined)) {
       std::string moves;
       for (const auto& [name, value] : *combined)
-        if (incumbent.at(name) != value) moves += fmt::format("{}{}={}", moves.empty() ? "" : " ", name, value);
+        if (const auto at = incumbent.find(name); at == incumbent.end() || at->second != value) moves += fmt::format("{}{}={}", moves.empty() ? "" : " ", name, value);
       const std::string hypothesis = fmt::format("the round's faster moves together: {}", moves);
       const auto time = screen_once(*combined, 0, kCombineAgent, kCombineStrategy, hypothesis, reference, {});
       st.tried.insert(*combined);

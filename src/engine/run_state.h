@@ -22,16 +22,16 @@
 namespace kernelarc::engine {
 
 namespace run_detail {
-inline constexpr std::size_t kScreenedBases = 16;
+inline constexpr std::size_t kScreenedBases = 16;  // screened configurations an agent may search from after the backups
 // Proposals each agent keeps queued while screening: their builds run ahead on the pool while the judge screens (with
 // one each, a screening waited about 0.6 s on its build on an H100, against 0.05 s in a sweep that builds everything first).
-inline constexpr std::size_t kProposalsAheadWhenScreening = 3;  // screened configurations an agent may search from after the backups
-inline constexpr const char* kIncumbentAgent = "incumbent";
+inline constexpr std::size_t kProposalsAheadWhenScreening = 3;
+inline constexpr const char* kIncumbentAgent = "incumbent";  // the screened events of the incumbent, a round's reference
 // A screening of the incumbent this recent is the next round's reference too (late in a run a round closes after each
 // screening, and screening the incumbent again for each halved what was screened).
 inline constexpr std::chrono::seconds kReferenceFresh{20};
-inline constexpr const char* kCombineAgent = "combine";        // the screenings of a round's faster moves made together
-inline constexpr const char* kCombineStrategy = "combination";  // the screened events of the incumbent, a round's reference
+inline constexpr const char* kCombineAgent = "combine";  // the screenings of a round's faster moves made together
+inline constexpr const char* kCombineStrategy = "combination";
 }  // namespace run_detail
 
 // Everything a run decides from, rebuilt from the store on resume.

@@ -92,6 +92,11 @@ std::optional<Failure> DeviceChecks::place_variant(int variant, bool& placed) {
   return std::nullopt;
 }
 
+std::optional<Failure> DeviceChecks::forget() {
+  kept_ = nullptr;
+  return request(json(message::Forget{key_}));
+}
+
 std::optional<Failure> DeviceChecks::check(std::optional<std::byte> poison) {
   if (!kept_) return Failure{Status::runtime_error, "the screening's device checks were asked before its inputs were placed"};
   const std::size_t base = layout_.output_base();

@@ -41,6 +41,9 @@ class DeviceChecks {
   // After a call with outputs poisoned by `poison`: the guards brought back and checked, then the outputs compared with
   // the kept reference on the device.
   std::optional<Failure> check(std::optional<std::byte> poison);
+  // The kept bytes dropped from the worker (an earlier kernel may have written over them), the next candidate keeps them
+  // again; and nothing here is used after it.
+  std::optional<Failure> forget();
   // Whether `reference` is the kept round's.
   bool keeps(const std::vector<std::vector<std::byte>>& reference) const { return kept_ && &kept_->reference == &reference; }
 

@@ -61,7 +61,7 @@ extern "C" __global__ void kernelarc_compare(const unsigned char* __restrict__ a
       bad = true;
     } else {
       const double error = fabs(x - y);
-      bad = error > atol + rtol * fabs(y);
+      bad = error > __dadd_rn(atol, __dmul_rn(rtol, fabs(y)));  // rounded twice, as the host does: no fused multiply-add
       max_abs = fmax(max_abs, error);
       if (y != 0) max_rel = fmax(max_rel, error / fabs(y));
     }

@@ -95,6 +95,8 @@ void to_json(json& out, const Restore& request) {
   out = {{"op", "restore"}, {"key", request.key}, {"copies", std::move(copies)}};
 }
 
+void to_json(json& out, const Forget& request) { out = {{"op", "forget"}, {"key", request.key}}; }
+
 void to_json(json& out, const LoadComparison& request) { out = {{"op", "load_comparison"}, {"cubin_hex", request.cubin_hex}}; }
 
 void to_json(json& out, const CompareOutputs& request) {
@@ -197,6 +199,8 @@ void from_json(const json& in, Restore& request) {
   request.copies.clear();
   for (const auto& copy : in.at("copies")) request.copies.push_back({count_at(copy.at(0)), count_at(copy.at(1)), count_at(copy.at(2))});
 }
+
+void from_json(const json& in, Forget& request) { request.key = in.at("key").get<std::string>(); }
 
 void from_json(const json& in, LoadComparison& request) { request.cubin_hex = in.at("cubin_hex").get<std::string>(); }
 

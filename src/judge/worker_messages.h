@@ -76,6 +76,9 @@ struct Restore {  // from the kept bytes (`from`) into the device copy of the bu
   std::string key;
   std::vector<BufferCopy> copies;
 };
+struct Forget {  // the kept bytes of `key` dropped
+  std::string key;
+};
 struct LoadComparison {  // the comparison kernel's cubin, as hex: the sandboxed worker reads no file of the judge's
   std::string cubin_hex;
 };
@@ -134,6 +137,7 @@ void to_json(nlohmann::json& out, const Transfer& request);
 void to_json(nlohmann::json& out, const Copy& request);
 void to_json(nlohmann::json& out, const Keep& request);
 void to_json(nlohmann::json& out, const Restore& request);
+void to_json(nlohmann::json& out, const Forget& request);
 void to_json(nlohmann::json& out, const LoadComparison& request);
 void to_json(nlohmann::json& out, const CompareOutputs& request);
 void to_json(nlohmann::json& out, const Flush& request);
@@ -151,6 +155,7 @@ void from_json(const nlohmann::json& in, Transfer& request);
 void from_json(const nlohmann::json& in, Copy& request);
 void from_json(const nlohmann::json& in, Keep& request);
 void from_json(const nlohmann::json& in, Restore& request);
+void from_json(const nlohmann::json& in, Forget& request);
 void from_json(const nlohmann::json& in, LoadComparison& request);
 void from_json(const nlohmann::json& in, CompareOutputs& request);
 void from_json(const nlohmann::json& in, Flush& request);

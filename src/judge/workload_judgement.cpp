@@ -160,6 +160,9 @@ std::optional<Failure> WorkloadJudgement::correctness(int rounds, bool stricter)
 
 std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegime regime, const ReferenceRound& given) {
   at(JudgePhase::correctness, round, 0);
+  // A wrong answer found on the device is found again on the host before it counts: the kept inputs and reference share
+  // the candidates' context, and a kernel may have written over them. When the host finds it right, they are dropped.
+  bool confirm_on_host = false;
   if (auto failure = [&]() -> std::optional<Failure> {
         if (device_checks_ && round == 0) {
           bool placed = false;
@@ -170,9 +173,13 @@ std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegi
             plan.inputs_in = plan.everything_out = plan.inputs_out = false;
             plan.device_poison = kPoisonFirst;
             if (auto failure = call(candidate_session_, 0, nullptr, nullptr, nullptr, plan)) return failure;
-            return device_checks_->check(kPoisonFirst);
+            auto failure = device_checks_->check(kPoisonFirst);
+            if (!failure || (failure->status != Status::incorrect_numerical && failure->status != Status::incorrect_shape)) return failure;
+            confirm_on_host = true;
+            candidate_session_.outputs_placed = false;  // the guards go up from the host's copy too
+          } else {
+            device_checks_.reset();  // no room on the device: the host's way
           }
-          device_checks_.reset();  // no room on the device: the host's way
         }
         {
           const auto staging = phases_.measure("staging");
@@ -187,7 +194,13 @@ std::optional<Failure> WorkloadJudgement::correctness_round(int round, InputRegi
         if (auto failure = check_output_guards(*buffer_, layout_)) return failure;
         if (options_.checks_each_call)
           if (auto failure = check_inputs(*buffer_, layout_, 0, given.slot_image)) return failure;
-        return compare(given.reference, kPoisonFirst);
+        auto failure = compare(given.reference, kPoisonFirst);
+        if (confirm_on_host) {
+          if (!failure)
+            if (auto dropped = device_checks_->forget()) return dropped;
+          device_checks_.reset();  // this workload goes on the host's way
+        }
+        return failure;
       }()) {
     if (regime != InputRegime::benchmark)
       failure->reason = fmt::format("on the extra round of {} inputs (stricter than the benchmark's; the reference takes them): {}",

@@ -122,6 +122,8 @@ TEST(WorkerMessagesTest, TheDeviceChecksRequestsAndFindingsReadBackAsWritten) {
   EXPECT_EQ(keep.key, "w0/1f/4096/512");
   ASSERT_EQ(keep.ranges.size(), 2u);
   EXPECT_EQ(keep.ranges[1].offset, 8192u);
+  EXPECT_EQ(read_back(message::Forget{"w0/1f"}).key, "w0/1f");
+  EXPECT_EQ(json(message::Forget{}).at("op"), "forget");
   const auto restore = read_back(message::Restore{"k", {{4096, 8192, 512}}});
   ASSERT_EQ(restore.copies.size(), 1u);
   EXPECT_EQ(restore.copies[0].from, 4096u);

@@ -48,12 +48,11 @@ std::string nvcc_version_of(const fs::path& toolkit) {
   static std::mutex mutex;
   static std::map<std::string, std::string> known;
   std::lock_guard lock(mutex);
-  const auto [entry, asked] = known.try_emplace(toolkit.string());
-  if (asked) {
-    const auto nvcc = common::run_command({(toolkit / "bin" / "nvcc").string(), "--version"}, std::chrono::seconds(30));
-    entry->second = nvcc.ok() ? nvcc.output.substr(nvcc.output.rfind("Build")) : "";
-  }
-  return entry->second;
+  if (const auto found = known.find(toolkit.string()); found != known.end()) return found->second;
+  const auto nvcc = common::run_command({(toolkit / "bin" / "nvcc").string(), "--version"}, std::chrono::seconds(30));
+  const auto build = nvcc.output.rfind("Build");
+  if (!nvcc.ok() || build == std::string::npos) return "";  // asked again next time: a failure is not remembered
+  return known.emplace(toolkit.string(), nvcc.output.substr(build)).first->second;
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ class GpuWorker {
     check(api_, api_.device_get_attribute(&multiprocessors_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_), "cuDeviceGetAttribute");
     std::size_t total = 0;
     check(api_, api_.device_total_mem(&total, device_), "cuDeviceTotalMem");
-    kept_budget_ = total / 5 * 2;
+    kept_budget_ = total / 5;
     // Judged with no L2 set aside for persisting accesses. A context starts with some on the H200 (11.25 MiB seen with
     // driver 580), so it is taken back first; what is left is the level a call must not raise.
     api_.ctx_set_limit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
@@ -101,6 +101,10 @@ class GpuWorker {
     if (op == "call") return call(request.get<message::Call>());
     if (op == "keep") return keep(request.get<message::Keep>());
     if (op == "restore") return restore(request.get<message::Restore>());
+    if (op == "forget") {
+      if (const auto found = kept_.find(request.get<message::Forget>().key); found != kept_.end()) forget_kept(found);
+      return {{"ok", true}};
+    }
     if (op == "load_comparison") return load_comparison(request.get<message::LoadComparison>().cubin_hex);
     if (op == "compare") return compare(request.get<message::CompareOutputs>());
     throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
@@ -118,6 +122,7 @@ class GpuWorker {
   }
 
   void unload() {
+    strays_before_checks_ = 0;  // the last candidate's, not the next one's
     function_ = nullptr;
     if (module_) api_.module_unload(module_);
     module_ = nullptr;
@@ -254,7 +259,7 @@ class GpuWorker {
   }
 
   // A screening's inputs and reference outputs for a workload, kept on the device under the judge's key; a candidate's
-  // load scrubs only its own buffer. Two fifths of the device's memory at most.
+  // load scrubs only its own buffer. A fifth of the device's memory at most.
   json keep(const message::Keep& request) {
     if (kept_.count(request.key)) return {{"ok", true}, {"kept", true}};
     check_inside(request.ranges, mapped().size(), "keep");
@@ -262,13 +267,20 @@ class GpuWorker {
     for (const auto& range : request.ranges) bytes += range.bytes;
     if (bytes > kept_budget_) return {{"ok", true}, {"kept", false}, {"why", "larger than the device memory kept for screenings"}};
     while (!kept_.empty() && kept_bytes_ + bytes > kept_budget_) forget_kept(least_recent(kept_));
+    // A quarter of the device stays free for others: a run's full judge and its other screener are workers of their own.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check(api_, api_.mem_get_info(&free_bytes, &total_bytes), "cuMemGetInfo");
+    if (free_bytes < bytes + total_bytes / 4) return {{"ok", true}, {"kept", false}, {"why", "too little free device memory"}};
     Kept entry;
     entry.bytes = bytes;
-    if (const CUresult allocated = allocate(&entry.memory, bytes); allocated != CUDA_SUCCESS)
+    if (const CUresult allocated = api_.mem_alloc(&entry.memory, bytes); allocated != CUDA_SUCCESS)
       return {{"ok", true}, {"kept", false}, {"why", error_name(api_, allocated)}};
     std::size_t at = 0;
     for (const auto& [offset, length] : request.ranges) {
-      check(api_, api_.memcpy_htod(entry.memory + at, mapped().data() + offset, length), "cuMemcpyHtoD (kept)");
+      if (const CUresult copied = api_.memcpy_htod(entry.memory + at, mapped().data() + offset, length); copied != CUDA_SUCCESS) {
+        api_.mem_free(entry.memory);
+        check(api_, copied, "cuMemcpyHtoD (kept)");
+      }
       at += length;
     }
     entry.last_use = ++map_requests_;
@@ -294,20 +306,22 @@ class GpuWorker {
   }
 
   json load_comparison(const std::string& hex) {
-    if (comparison_module_) return {{"ok", true}};
+    if (comparison_ && findings_) return {{"ok", true}};
+    if (comparison_module_) api_.module_unload(comparison_module_);
+    comparison_module_ = nullptr, comparison_ = nullptr;
     if (hex.size() % 2 != 0) throw std::runtime_error("the comparison's cubin is not hex");
     std::vector<unsigned char> image(hex.size() / 2);
     for (std::size_t i = 0; i < image.size(); ++i) image[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
     check(api_, api_.module_load_data(&comparison_module_, image.data()), "cuModuleLoadData (the comparison)");
     check(api_, api_.module_get_function(&comparison_, comparison_module_, "kernelarc_compare"), "cuModuleGetFunction (the comparison)");
-    check(api_, api_.mem_alloc(&findings_, 64), "cuMemAlloc (the comparison's findings)");
+    if (!findings_) check(api_, allocate(&findings_, 64), "cuMemAlloc (the comparison's findings)");
     return {{"ok", true}};
   }
 
   json compare(const message::CompareOutputs& request) {
-    if (!comparison_) throw std::runtime_error("compare before load_comparison");
     const auto found = kept_.find(request.key);
     if (found == kept_.end()) return {{"ok", true}, {"missing", true}};
+    if (!comparison_) throw std::runtime_error("compare before load_comparison");
     // The judge's own kernels are no candidate's work between calls: kernels that came before them are kept for the next
     // call to report, and theirs are closed off as a call's.
     if (timer_) strays_before_checks_ += timer_->begin();
@@ -378,7 +392,7 @@ class GpuWorker {
     if (bytes > flush_bytes_) {
       if (flush_buffer_) api_.mem_free(flush_buffer_);
       flush_buffer_ = 0;
-      check(api_, api_.mem_alloc(&flush_buffer_, bytes), "cuMemAlloc (the L2 flush buffer)");
+      check(api_, allocate(&flush_buffer_, bytes), "cuMemAlloc (the L2 flush buffer)");
       flush_bytes_ = bytes;
     }
     check(api_, api_.memset_d8_async(flush_buffer_, static_cast<unsigned char>(++flushes_), flush_bytes_, stream_), "L2 flush");
