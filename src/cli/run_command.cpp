@@ -65,6 +65,7 @@ struct RunArguments {
   int screen_round = engine::RunOptions{}.screen_round;
   bool checks_on_device = false;  // a GPU's screenings keep inputs and reference on the device and compare there
   int finalists = engine::RunOptions{}.finalists;
+  int scouts = engine::RunOptions{}.scouts;
   std::size_t plateau_window = 16;
   double plateau_gain = 0.02;
   std::size_t specialise = 4;
@@ -218,6 +219,7 @@ int run_command(const RunArguments& args) {
       options.screening = args.screening == "on" || (args.screening == "auto" && device->kind != "cpu");
       options.screen_round = args.screen_round;
       options.finalists = args.finalists;
+      options.scouts = args.scouts;
       options.specialise = args.specialise;
     }
     if (options.brain == "llm") {
@@ -398,6 +400,9 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                     "and compare there, instead of bringing every output back to the host (experimental: see docs/JUDGE.md)");
   command->add_option("--screen-round", args->screen_round, "Proposals screened per round before the fastest go on")->check(whole_number(1))->capture_default_str();
   command->add_option("--finalists", args->finalists, "At most this many of a round judged in full")->check(whole_number(1))->capture_default_str();
+  command->add_option("--scouts", args->scouts, "Random configurations screened as a screening run's first round (0: none)")
+      ->check(whole_number(0))
+      ->capture_default_str();
   command->add_option("--plateau-window", args->plateau_window, "Judged candidates a plateau is judged over")->check(whole_number(1))->capture_default_str();
   command->add_option("--plateau-gain", args->plateau_gain, "Improvement (fraction) the window must bring")->check(number_at_least(0))->capture_default_str();
   command->add_option("--cpu-bandwidth", args->peaks.bandwidth_gbps, "CPU peak bandwidth in GB/s (default: calibrated)")->check(number_at_least(0));

@@ -145,10 +145,12 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
       judged.conditions = {{"before", judge::to_json(*verdict.conditions_before)}, {"after", judge::to_json(*verdict.conditions_after)}};
     event(judged);
     if (decision == Decision::first) return;
-    Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, lesson.outcome, lesson.effect, lesson.lesson, 0};
-    st.board.add(conclusion);
-    store_.add_conclusion({0, run_id_, conclusion.task, conclusion.workload_class, conclusion.strategy, conclusion.change,
-                           conclusion.outcome, conclusion.effect, conclusion.lesson, ""});
+    if (proposer != run_detail::kScoutAgent) {  // a random configuration is no move a strategy could learn from
+      Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, lesson.outcome, lesson.effect, lesson.lesson, 0};
+      st.board.add(conclusion);
+      store_.add_conclusion({0, run_id_, conclusion.task, conclusion.workload_class, conclusion.strategy, conclusion.change,
+                             conclusion.outcome, conclusion.effect, conclusion.lesson, ""});
+    }
     if (decision == Decision::promoted)
       event(journal::Promoted{id, proposer, incumbent_ns, st.controller.incumbent()->time_ns});
   });
@@ -421,8 +423,15 @@ void Run::discard_in_flight() {
 // fastest first; when those are spent too, the agent takes another strategy (those no agent holds first) and says so.
 std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs>& taken, bool may_reassign) {
   State& st = *state_;
-  const auto incumbent = search_base(st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]);
-  std::vector<std::pair<Knobs, std::string>> bases{{st.restart_from ? search_base(*st.restart_from) : incumbent, ""}};
+  const auto incumbent_id = st.controller.incumbent()->candidate_id;
+  const auto incumbent = search_base(st.knobs_of[static_cast<std::size_t>(incumbent_id)]);
+  std::vector<std::pair<Knobs, std::string>> bases;
+  // First the fastest screening since the incumbent's promotion, until the full judge has had its say on it (then it is the
+  // incumbent or a backup); not after a plateau, whose restart from a backup is the change it forces.
+  if (const auto& leader = st.leader; leader && leader->incumbent == incumbent_id && !st.restart_from &&
+                                      std::find(st.knobs_of.begin(), st.knobs_of.end(), leader->knobs) == st.knobs_of.end())
+    bases.emplace_back(leader->knobs, fmt::format(" [from the fastest screening since the incumbent's promotion, {:.2f}x its time]", leader->ratio));
+  bases.emplace_back(st.restart_from ? search_base(*st.restart_from) : incumbent, "");
   for (const auto& backup : st.controller.backups())
     bases.emplace_back(search_base(st.knobs_of[static_cast<std::size_t>(backup.candidate_id)]), fmt::format(" [from backup {}]", st.store_id_of[static_cast<std::size_t>(backup.candidate_id)]));
   // Then the fastest screened configurations: a screening run judges few in full, so its backups alone leave most of a large
@@ -464,6 +473,7 @@ std::optional<Proposal> Run::propose_for(std::size_t index, const std::set<Knobs
 RunSummary Run::loop() {
   State& st = *state_;
   if (build_ahead_ && !pool_) pool_ = std::make_unique<CompilePool>(build_ahead_, build_threads_);
+  if (screening() && options_.scouts > 0 && st.summary.screened == 0) scout();  // a new run's (or one killed before it screened)
   for (;;) {
     if (stop_requested_ && stop_requested_()) return finish("interrupted", fmt::format("interrupted after {} of {} candidates", st.summary.judged, options_.budget));
     if (st.summary.judged >= options_.budget) return finish("finished", fmt::format("budget of {} candidates spent", options_.budget));

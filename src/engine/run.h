@@ -113,6 +113,9 @@ class Run {
                                     std::string* failure = nullptr);
   // The round's fastest screened longer beside the incumbent, the fastest of those judged in full.
   void finish_round();
+  // A new run's first round (--scouts): seeded random configurations screened and ranked against the start, so that the
+  // agents' first moves start from the best region found, not only from the start's.
+  void scout();
   // `incumbent` and `challenger` timed interleaved and compared (the seed of the comparison from `number`).
   journal::PairedRecord pair_up(const Knobs& incumbent, const Knobs& challenger, std::int64_t number);
   // The start and the best timed interleaved at the end (with confirm_paired): the final speed-up.

@@ -16,7 +16,7 @@ json run_config(const RunOptions& options, const std::vector<std::string>& strat
           {"max_cost_usd", options.max_cost_usd ? json(*options.max_cost_usd) : json()},
           {"llm", options.llm_config.empty() ? json() : json::parse(options.llm_config)},
           {"start", options.start},
-          {"screening", {{"on", options.screening}, {"round", options.screen_round}, {"keep", options.screen_keep}, {"finalists", options.finalists}}}};
+          {"screening", {{"on", options.screening}, {"round", options.screen_round}, {"keep", options.screen_keep}, {"finalists", options.finalists}, {"scouts", options.scouts}}}};
 }
 
 RunOptions run_options_from_store(const store::RunRecord& run) {
@@ -44,6 +44,7 @@ RunOptions run_options_from_store(const store::RunRecord& run) {
     options.screen_round = screening.at("round").get<int>();
     options.screen_keep = screening.at("keep").get<double>();
     options.finalists = screening.at("finalists").get<int>();
+    options.scouts = screening.value("scouts", 0);  // runs recorded before scouting had none
   } else {
     options.screening = false;
   }

@@ -44,6 +44,7 @@ struct RunOptions {
   int screen_round = 16;                        // proposals screened per round
   double screen_keep = 0.25;                    // the fraction of a round (faster than the incumbent) screened again, longer
   int finalists = 2;                            // at most this many of those judged in full per round
+  int scouts = 16;                              // random configurations screened as the first round (0: none)
   bool remeasure_start = true;                  // judge the starting candidate again at the end: the final speed-up's reference
   std::size_t specialise = 4;                   // at the end, a candidate composed of up to this many configurations by shape class; 1: none
 };

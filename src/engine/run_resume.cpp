@@ -84,7 +84,8 @@ void Run::replay(std::int64_t run_id) {
       ++st.summary.screened;
       if (e->agent == kIncumbentAgent && e->fidelity == 0) st.round_reference = e->time_ns;
       if (e->agent != kIncumbentAgent && e->fidelity == 0) {
-        if (e->time_ns && e->incumbent_ns && *e->incumbent_ns > 0) st.keep_screened_base(*e->time_ns / *e->incumbent_ns, e->knobs);
+        if (e->time_ns && e->incumbent_ns && *e->incumbent_ns > 0 && st.controller.incumbent())
+          st.note_screened(*e->time_ns / *e->incumbent_ns, e->knobs, st.controller.incumbent()->candidate_id, options_.controller.min_improvement);
         st.tried.insert(e->knobs);
         st.round.push_back({e->knobs, e->agent, e->strategy, e->hypothesis, e->time_ns});
         ++screened_by[e->agent];

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/hash.h"
 #include "common/units.h"
 #include "engine/brain.h"
 #include "engine/candidate_source.h"
@@ -22,6 +23,8 @@ using nlohmann::json;
 using run_detail::kCombineAgent;
 using run_detail::kCombineStrategy;
 using run_detail::kIncumbentAgent;
+using run_detail::kScoutAgent;
+using run_detail::kScoutStrategy;
 
 namespace {
 
@@ -55,10 +58,13 @@ std::optional<double> Run::screen_once(const Knobs& knobs, int fidelity, const s
     if (row.timing && !row.held_out) screened.workload_ns[row.uuid] = row.timing->median_ns;
   if (knobs.count(kSourceKnob)) screened.source = source.source;
   if (!usage.empty()) screened.usage = usage;
-  // A proposal's first screening teaches the board; the longer ones and the incumbent's own only rank.
-  const bool teaches = fidelity == 0 && agent != kIncumbentAgent;
+  // A proposal's first screening teaches the board; the longer ones and the incumbent's own only rank, a scout's only
+  // gives a base to search from.
+  const bool first = fidelity == 0 && agent != kIncumbentAgent;
+  const bool teaches = first && agent != kScoutAgent;
   Conclusion conclusion{task_.definition.name, task_.definition.op_type, "all", strategy, hypothesis, "", 0, "", 0};
-  if (teaches && time && incumbent_ns && *incumbent_ns > 0) st.keep_screened_base(*time / *incumbent_ns, knobs);
+  if (first && time && incumbent_ns && *incumbent_ns > 0)
+    st.note_screened(*time / *incumbent_ns, knobs, st.controller.incumbent()->candidate_id, options_.controller.min_improvement);
   if (teaches) {
     if (!time) {
       conclusion.outcome = "rejected: " + screened.reason.substr(0, screened.reason.find(' '));
@@ -113,6 +119,35 @@ void Run::screen_and_record(const Agent& agent, const Proposal& proposal, const 
   st.tried.insert(knobs);
   st.round.push_back({knobs, agent.name, agent.strategy, proposal.hypothesis, time});
   tell_snapshot();
+}
+
+void Run::scout() {
+  State& st = *state_;
+  std::vector<Knobs> draws;
+  for (int draw = 0; draw < 4 * options_.scouts && draws.size() < static_cast<std::size_t>(options_.scouts); ++draw) {
+    const auto knobs = random_knobs(*template_, common::mix64(options_.seed * 7919u + 0x5c0075u + static_cast<std::uint64_t>(draw)));
+    if (!knobs) return;
+    if (!st.tried.count(*knobs) && std::find(draws.begin(), draws.end(), *knobs) == draws.end()) draws.push_back(*knobs);
+  }
+  if (draws.empty()) return;
+  if (progress_) progress_(fmt::format("  scouting: {} random configurations screened before the agents' first moves", draws.size()));
+  std::vector<std::shared_future<void>> built;
+  if (pool_)
+    for (const auto& knobs : draws) built.push_back(pool_->submit(source_for(knobs)));
+  for (std::size_t i = 0; i < draws.size(); ++i) {
+    if (stop_requested_ && stop_requested_()) break;
+    if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= options_.time_limit) break;
+    if (i < built.size()) {
+      try {
+        built[i].get();
+      } catch (const std::exception&) {  // the screening builds it again and says why it fails
+      }
+    }
+    std::string settings;
+    for (const auto& [name, value] : draws[i]) settings += fmt::format("{}{}={}", settings.empty() ? "" : " ", name, value);
+    screen_and_record(Agent{kScoutAgent, kScoutStrategy}, Proposal{draws[i], "a random configuration, scouting the space: " + settings, std::nullopt}, {});
+  }
+  if (!st.round.empty()) finish_round();
 }
 
 void Run::finish_round() {

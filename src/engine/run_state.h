@@ -32,6 +32,10 @@ inline constexpr const char* kIncumbentAgent = "incumbent";  // the screened eve
 inline constexpr std::chrono::seconds kReferenceFresh{20};
 inline constexpr const char* kCombineAgent = "combine";  // the screenings of a round's faster moves made together
 inline constexpr const char* kCombineStrategy = "combination";
+// The first round's random configurations (--scouts): ranked and judged like proposals, but no agent's, and they teach
+// the board nothing (a random configuration is no move an agent's strategy could repeat).
+inline constexpr const char* kScoutAgent = "scout";
+inline constexpr const char* kScoutStrategy = "random";
 }  // namespace run_detail
 
 // Everything a run decides from, rebuilt from the store on resume.
@@ -65,10 +69,22 @@ struct Run::State {
   };
   std::optional<Reference> last_reference;
   std::vector<std::pair<double, Knobs>> screened_bases;  // the fastest screened configurations, by time over the incumbent's screening
-  void keep_screened_base(double ratio, const Knobs& knobs) {
+  // The fastest configuration screened against the incumbent's screening (beating it by more than the noise floor) since
+  // that incumbent was promoted: agents search from it before the incumbent, so a round walks several steps on screenings
+  // alone, where the full judge moves the incumbent one promotion per round.
+  struct Leader {
+    std::int64_t incumbent = -1;  // the run's number of the incumbent it was ranked against
+    double ratio = 1;             // its screening over the incumbent's
+    Knobs knobs;
+  };
+  std::optional<Leader> leader;
+  // A proposal's first screening, `ratio` of the incumbent's screening (the incumbent numbered `incumbent`).
+  void note_screened(double ratio, const Knobs& knobs, std::int64_t incumbent, double min_improvement) {
     screened_bases.emplace_back(ratio, knobs);
     std::stable_sort(screened_bases.begin(), screened_bases.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     if (screened_bases.size() > run_detail::kScreenedBases) screened_bases.pop_back();
+    if (ratio * (1 + min_improvement) >= 1) return;
+    if (!leader || leader->incumbent != incumbent || ratio < leader->ratio) leader = Leader{incumbent, ratio, knobs};
   }
   std::size_t start_number = 1;  // the run's number of the starting candidate that passed (a random start may take draws)
   std::optional<std::optional<double>> round_reference;  // set once the incumbent is screened for the round (none: it failed)

@@ -22,9 +22,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A screening that agrees with the scripted judge: the same times (scaled, as a lighter protocol may read), the same wrong one.
-judge::Screening screened_like_the_judge(const judge::CandidateSource& source, double scale = 0.9) {
-  const auto verdict = scripted(source);
+// A screening that agrees with a judge's verdict: the same times (scaled, as a lighter protocol may read), the same wrong one.
+judge::Screening screening_of(const judge::CandidateSource& source, const judge::CandidateVerdict& verdict, double scale = 0.9) {
   judge::Screening screening;
   screening.name = source.name;
   screening.knobs = source.knobs;
@@ -47,15 +46,48 @@ judge::Screening screened_like_the_judge(const judge::CandidateSource& source, d
   return screening;
 }
 
+// A screening that agrees with the scripted judge.
+judge::Screening screened_like_the_judge(const judge::CandidateSource& source, double scale = 0.9) {
+  return screening_of(source, scripted(source), scale);
+}
+
+// A space of six knobs of four values each (4096 configurations) whose time is a product of one factor per knob: each
+// knob's last value is the best, and the start (every knob at its first value) is the slowest.
+double wide_ns(const Knobs& knobs) {
+  double ns = 1000;
+  for (const auto& [name, value] : knobs) ns *= 1.0 - 0.08 * static_cast<double>(value);
+  return ns;
+}
+judge::CandidateVerdict wide_verdict(const judge::CandidateSource& source) {
+  judge::CandidateVerdict verdict;
+  verdict.name = source.name;
+  verdict.build.ok = true;
+  judge::WorkloadVerdict row;
+  row.uuid = "w";
+  judge::TimingStats timing;
+  timing.median_ns = wide_ns(source.knobs);
+  timing.q1_ns = timing.median_ns * 0.995;
+  timing.q3_ns = timing.median_ns * 1.005;
+  row.timing = timing;
+  verdict.workloads.push_back(row);
+  return verdict;
+}
+
 double scripted_ns(const judge::CandidateSource& source) { return scripted(source).workloads.front().timing->median_ns; }
 
-// Pairs whose ratio is the scripted times' ratio, each time with a little seeded noise: a real difference.
-PairedTimes paired_like_the_judge(const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger) {
+// Pairs whose ratio is the two times' ratio, each time with a little seeded noise: a real difference.
+PairedTimes paired_times(double incumbent_ns, double challenger_ns) {
   std::mt19937_64 random(7);
   std::normal_distribution<double> noise(1.0, 0.01);
   PairedTimes times;
-  for (int i = 0; i < 20; ++i) times.samples.push_back({scripted_ns(incumbent) * noise(random), scripted_ns(challenger) * noise(random)});
+  for (int i = 0; i < 20; ++i) times.samples.push_back({incumbent_ns * noise(random), challenger_ns * noise(random)});
   return times;
+}
+PairedTimes paired_like_the_judge(const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger) {
+  return paired_times(scripted_ns(incumbent), scripted_ns(challenger));
+}
+PairedTimes paired_in_the_wide_space(const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger) {
+  return paired_times(wide_ns(incumbent.knobs), wide_ns(challenger.knobs));
 }
 
 class ScreeningRunTest : public RunTest {
@@ -75,7 +107,17 @@ class ScreeningRunTest : public RunTest {
     RunOptions options;
     options.agents = 2;
     options.screen_round = 4;
+    options.scouts = 0;  // the six configurations of the scripted space would all be scouted in the first round
     return options;
+  }
+  void use_wide_space() {
+    auto& knobs = task_.definition.templates.front().knobs;
+    knobs.clear();
+    for (int i = 0; i < 6; ++i) knobs.push_back({fmt::format("K{}", i), {0, 1, 2, 3}, i % 2 ? "tiling" : "memory", ""});
+  }
+  RunSummary wide_run(RunOptions options) {
+    return screened_run(options, wide_verdict, [](const judge::CandidateSource& source, int) { return screening_of(source, wide_verdict(source)); },
+                        paired_in_the_wide_space);
   }
 };
 
@@ -318,6 +360,81 @@ TEST_F(ScreeningRunTest, AgentsSearchOnFromTheFastestScreenedConfigurations) {
     }
   EXPECT_TRUE(from_screened);
   EXPECT_TRUE(screened.count(Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 4}})) << "two steps from the start, one from a screened configuration";
+}
+
+// Within one round, before the full judge has moved the incumbent, the agents go on from the fastest screening: the
+// round reaches configurations two and more steps from the start. The start has 18 neighbours, more than the round's 16
+// screenings, so a search from the incumbent alone screens only single steps in its first round.
+TEST_F(ScreeningRunTest, AgentsWalkOnFromTheFastestScreeningBeforeTheFullJudgeMovesTheIncumbent) {
+  use_wide_space();
+  RunOptions options = two_agents();
+  options.screen_round = 16;
+  options.budget = 6;
+  const auto summary = wide_run(options);
+  const Knobs start{{"K0", 0}, {"K1", 0}, {"K2", 0}, {"K3", 0}, {"K4", 0}, {"K5", 0}};
+  int walked = 0;
+  for (const auto& event : events(summary.run_id)) {
+    if (std::holds_alternative<journal::RoundClosed>(event)) break;
+    const auto* e = std::get_if<journal::Screened>(&event);
+    if (!e || e->fidelity != 0 || !e->agent.starts_with("agent-")) continue;
+    int steps = 0;
+    for (const auto& [name, value] : e->knobs) steps += value != start.at(name);
+    if (steps < 2) continue;
+    ++walked;
+    EXPECT_THAT(e->hypothesis, HasSubstr("[from the fastest screening since the incumbent's promotion"));
+  }
+  EXPECT_GE(walked, 4) << "the first round's proposals were all single steps from the start";
+  ASSERT_TRUE(summary.best);
+  EXPECT_LT(summary.best->time_ns, wide_ns(start) * 0.6) << "six full judgements from the start";
+}
+
+// Scouts: seeded random configurations screened as a new run's first round against the start's screening, the fastest
+// judged in full like any finalist; they teach the board nothing, the same seed scouts the same ones, and a resumed
+// run does not scout again.
+TEST_F(ScreeningRunTest, ScoutsScreenRandomConfigurationsFirstAndTheFastestAreJudgedInFull) {
+  use_wide_space();
+  RunOptions options = two_agents();
+  options.scouts = 8;
+  options.budget = 4;
+  options.seed = 11;
+  const auto scouted = [&](std::int64_t run_id) {
+    std::vector<Knobs> scouts;
+    bool before_agents = true;
+    for (const auto& event : events(run_id))
+      if (const auto* e = std::get_if<journal::Screened>(&event); e && e->fidelity == 0) {
+        if (e->agent == "scout") {
+          EXPECT_TRUE(before_agents) << "a scout screened after an agent's proposal";
+          EXPECT_TRUE(e->incumbent_ns) << "ranked against the start's screening";
+          EXPECT_THAT(e->hypothesis, HasSubstr("a random configuration"));
+          scouts.push_back(e->knobs);
+        }
+        if (e->agent.starts_with("agent-")) before_agents = false;
+      }
+    return scouts;
+  };
+  const auto summary = wide_run(options);
+  const auto scouts = scouted(summary.run_id);
+  EXPECT_EQ(scouts.size(), 8u);
+  EXPECT_EQ(std::set<Knobs>(scouts.begin(), scouts.end()).size(), 8u) << "each scout a different configuration";
+  double fastest_scout = 1e300;
+  for (const auto& knobs : scouts) fastest_scout = std::min(fastest_scout, wide_ns(knobs));
+  bool judged_fastest = false;
+  for (const auto& event : events(summary.run_id))
+    if (const auto* e = std::get_if<journal::Judged>(&event); e && e->agent == "scout") judged_fastest |= wide_ns(e->knobs) == fastest_scout;
+  EXPECT_TRUE(judged_fastest) << "the fastest scout was not judged in full";
+  auto store = store::Store::open(dir_ / "runs.db");
+  for (const auto& c : store.conclusions("softmax")) EXPECT_NE(c.strategy, "random") << "a scout taught the board: " << c.lesson;
+
+  options.budget = 1;  // the same seed, stopped after the start: the same scouts
+  const auto again = wide_run(options);
+  EXPECT_EQ(scouted(again.run_id), scouts);
+  RunOptions resumed_options = run_options_from_store(*store.run(again.run_id));
+  EXPECT_EQ(resumed_options.scouts, 8);
+  engine::Run resumed(task_, resumed_options, wide_verdict, brains::brain_factory("search"), store);
+  resumed.screen_with([](const judge::CandidateSource& source, int) { return screening_of(source, wide_verdict(source)); });
+  resumed.confirm_paired(paired_in_the_wide_space);
+  resumed.resume(again.run_id, 3);
+  EXPECT_EQ(scouted(again.run_id), scouts) << "the resumed run scouted again";
 }
 
 TEST_F(ScreeningRunTest, ARandomStartIsSeededAllowedAndRedrawnWhileItFails) {

@@ -95,6 +95,7 @@ class SpecialiseRunTest : public ::testing::Test {
     options.remeasure_start = false;
     options.screen_round = 3;
     options.finalists = 1;
+    options.scouts = 0;  // the rounds as the tests lay them out
     engine::Run optimisation(task_, options, [this](const judge::CandidateSource& source) { return judge(source); }, brains::brain_factory("search"),
                              store);
     if (screening) optimisation.screen_with([this](const judge::CandidateSource& source, int) { return screen(source); });
