@@ -6,7 +6,7 @@
 # From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
 #   1. smoke: `kernelarc eval gemm_bf16 --template wgmma_cuda --device cuda:0 --correctness-only` for the default (every
 #      workload) and a few configurations that cover every code path (one consumer, BK 128, BN 128 and 64, the register
-#      epilogue; on five workloads with every edge), and the residual task's default and register epilogue;
+#      epilogue; on five workloads with every edge), and the residual and bias-GELU tasks' default and register epilogue;
 #   2. cuBLAS through torch (the tasks' PyTorch references: torch.matmul, and torch.matmul then the add) re-measured
 #      per workload in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
 #   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x STAGES x EPILOGUE), and the
@@ -48,6 +48,7 @@ cat "$out/device.txt"
 # ragged M, K 18944, N 18944). NAME TASK KNOB=VALUE...
 few_bf16=(gemm_bf16-1x4096x4096 gemm_bf16-586x2560x2560 gemm_bf16-1571x5120x5120 gemm_bf16-128x3584x18944 gemm_bf16-64x18944x3584)
 few_residual=(gemm_bf16_residual-1x4096x4096 gemm_bf16_residual-586x2560x2560 gemm_bf16_residual-1571x2560x2560)
+few_bias_gelu=(gemm_bf16_bias_gelu-1x10240x2560 gemm_bf16_bias_gelu-586x10240x2560 gemm_bf16_bias_gelu-1571x6400x1600)
 smoke_cases=(
   "default gemm_bf16"
   "default gemm_bf16_residual"
@@ -56,6 +57,8 @@ smoke_cases=(
   "bn128_registers gemm_bf16 BN=128 EPILOGUE=0 GROUP_M=1"
   "bm256_bn64 gemm_bf16 BM=256 BN=64 STAGES=6"
   "registers gemm_bf16_residual EPILOGUE=0"
+  "default gemm_bf16_bias_gelu"
+  "registers gemm_bf16_bias_gelu EPILOGUE=0"
 )
 mkdir -p "$out/smoke"
 smoke_deadline=$(($(date +%s) + smoke_limit))
@@ -66,7 +69,11 @@ for case in "${smoke_cases[@]}"; do
   for knob in "${words[@]:2}"; do knobs+=(--knob "$knob"); done
   only=()
   if [[ $name != default ]]; then
-    if [[ $task == gemm_bf16 ]]; then few=("${few_bf16[@]}"); else few=("${few_residual[@]}"); fi
+    case $task in
+      gemm_bf16) few=("${few_bf16[@]}") ;;
+      gemm_bf16_residual) few=("${few_residual[@]}") ;;
+      *) few=("${few_bias_gelu[@]}") ;;
+    esac
     for uuid in "${few[@]}"; do only+=(--workload "$uuid"); done
   fi
   left=$((smoke_deadline - $(date +%s)))

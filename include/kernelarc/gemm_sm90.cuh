@@ -162,7 +162,7 @@ template <> struct Wgmma<256> {
         : "memory");
   }
 };
-// ---- one tile of y = x @ w^T (+ residual) ----
+// ---- one tile of y = act(x @ w^T + bias) + residual ----
 
 // A tile's shape and the shared memory it needs, from the template's knobs. The ring: kStages stages, each the
 // kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as kBlockK / 64 column blocks of 128-byte
@@ -213,22 +213,47 @@ __device__ __forceinline__ void load_slice(unsigned destination, const __nv_bflo
   }
 }
 
+// The epilogue's activation of a bf16 value, in fp32 as PyTorch computes it on bf16 tensors.
+template <int kActivation>
+__device__ __forceinline__ float activation(float v) {
+  static_assert(kActivation >= 0 && kActivation <= 2, "kActivation: 0 none, 1 GELU (tanh), 2 SiLU");
+  if constexpr (kActivation == 1) return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+  if constexpr (kActivation == 2) return v / (1.0f + expf(-v));
+  return v;
+}
+
+// The rounded product (the bias in it already) through the activation, then plus the residual where there is one: each
+// step rounded to bf16 as PyTorch rounds between its operations.
+template <int kActivation>
+__device__ __forceinline__ __nv_bfloat16 after_rounding(__nv_bfloat16 rounded, const __nv_bfloat16* residual, long long at) {
+  if constexpr (kActivation != 0) rounded = __float2bfloat16(activation<kActivation>(__bfloat162float(rounded)));
+  if (!residual) return rounded;
+  return __float2bfloat16(__bfloat162float(rounded) + __bfloat162float(residual[at]));
+}
+
+// `value`: the fp32 product plus the bias of its column where there is one.
+template <int kActivation>
 __device__ __forceinline__ __nv_bfloat16 finish(float value, const __nv_bfloat16* residual, long long at) {
-  // As PyTorch computes matmul then add: the product rounded to bf16 first, the sum in fp32, rounded again.
-  if (!residual) return __float2bfloat16(value);
-  return __float2bfloat16(__bfloat162float(__float2bfloat16(value)) + __bfloat162float(residual[at]));
+  return after_rounding<kActivation>(__float2bfloat16(value), residual, at);
+}
+
+// The bias of `column`, 0 without a bias or past the last column.
+__device__ __forceinline__ float bias_of(const __nv_bfloat16* bias, long long column, long long n) {
+  return bias && column < n ? __bfloat162float(bias[column]) : 0.0f;
 }
 
 }  // namespace detail
 
 // The tile of blockIdx.x (kGroupM tile rows walked column by column, so that blocks running together share x and w in
-// L2) of y = x @ w^T, plus residual where it is not null. Launch: grid [ceil_div(M, kBlockM) * ceil_div(N, kBlockN)],
-// block [128 * (kConsumers + 1)], TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8.
+// L2) of y = act(x @ w^T + bias) + residual: the bias (one per column) added in fp32 where it is not null, the sum rounded
+// to bf16, the activation kActivation (0 none, 1 GELU tanh, 2 SiLU) applied and rounded, the residual added where it is
+// not null. Launch: grid [ceil_div(M, kBlockM) * ceil_div(N, kBlockN)], block [128 * (kConsumers + 1)],
+// TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8.
 // kStaged: the epilogue goes through shared memory (16-byte coalesced stores) rather than straight from registers.
-template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged>
+template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0>
 __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
-                                          long long n, long long k) {
+                                          long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr) {
   using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
   extern __shared__ unsigned char shared_raw[];
@@ -312,15 +337,16 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
             const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
             if (row >= m) continue;
             const long long at = row * n + column;
-            const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];
+            const float v0 = acc[i][4 * j + 2 * h] + detail::bias_of(bias, column, n);
+            const float v1 = acc[i][4 * j + 2 * h + 1] + detail::bias_of(bias, column + 1, n);
             if (pairs && column + 1 < n) {
               __nv_bfloat162 out;
-              out.x = detail::finish(v0, residual, at);
-              out.y = detail::finish(v1, residual, at + 1);
+              out.x = detail::finish<kActivation>(v0, residual, at);
+              out.y = detail::finish<kActivation>(v1, residual, at + 1);
               *reinterpret_cast<__nv_bfloat162*>(y + at) = out;
             } else {
-              if (column < n) y[at] = detail::finish(v0, residual, at);
-              if (column + 1 < n) y[at + 1] = detail::finish(v1, residual, at + 1);
+              if (column < n) y[at] = detail::finish<kActivation>(v0, residual, at);
+              if (column + 1 < n) y[at + 1] = detail::finish<kActivation>(v1, residual, at + 1);
             }
           }
     } else {
@@ -335,7 +361,8 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
           for (int h = 0; h < 2; ++h) {
             const int row = consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
             *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
-                __floats2bfloat162_rn(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1]);
+                __floats2bfloat162_rn(acc[i][4 * j + 2 * h] + detail::bias_of(bias, n0 + column, n),
+                                      acc[i][4 * j + 2 * h + 1] + detail::bias_of(bias, n0 + column + 1, n));
           }
       named_barrier(1, kConsumerThreads);
       const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
@@ -350,19 +377,22 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
         const long long at = r * n + c;
         if (vectors && c + 8 <= n) {
           uint4 out = packed;
-          if (residual) {
-            const uint4 added = *reinterpret_cast<const uint4*>(residual + at);
+          if (residual || kActivation != 0) {
+            const uint4 added = residual ? *reinterpret_cast<const uint4*>(residual + at) : uint4{};
             __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
             const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
 #pragma unroll
-            for (int e = 0; e < 8; ++e) o[e] = __float2bfloat16(__bfloat162float(product[e]) + __bfloat162float(a[e]));
+            for (int e = 0; e < 8; ++e) {
+              __nv_bfloat16 v = product[e];
+              if constexpr (kActivation != 0) v = __float2bfloat16(detail::activation<kActivation>(__bfloat162float(v)));
+              o[e] = residual ? __float2bfloat16(__bfloat162float(v) + __bfloat162float(a[e])) : v;
+            }
           }
           *reinterpret_cast<uint4*>(y + at) = out;
         } else {
 #pragma unroll
           for (int e = 0; e < 8; ++e)
-            if (c + e < n)
-              y[at + e] = residual ? __float2bfloat16(__bfloat162float(product[e]) + __bfloat162float(residual[at + e])) : product[e];
+            if (c + e < n) y[at + e] = detail::after_rounding<kActivation>(product[e], residual, at + e);
         }
       }
     }

@@ -1,4 +1,4 @@
-// The Hopper GEMM templates (tasks/gemm_bf16 and gemm_bf16_residual, wgmma_cuda) without a GPU: the knob constraints
+// The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual and gemm_bf16_bias_gelu, wgmma_cuda) without a GPU: the knob constraints
 // reject what cannot run (shared memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations
 // build through NVRTC for sm_90a with no spills and a fraction of a second each, and the SASS holds HGMMA.
 // A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
@@ -172,7 +172,7 @@ TEST_P(GemmTemplateTest, TheDefaultConfigurationsSassHasHgmma) {
   EXPECT_THAT(sass.output, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
 }
 
-INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual"),
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -227,6 +228,35 @@ TEST_F(OracleJudgeTest, TheTorchBaselineGivesEveryWorkloadAScore) {
   longer.iterations = 4;
   Judge other(task, longer, peaks());
   EXPECT_TRUE(other.evaluate(test_candidate("rmsnorm_bf16")).phase_seconds.contains("baseline"));
+}
+
+// A fused GEMM epilogue rounds where PyTorch rounds: gemm_bf16_bias_gelu's CPU template (bias in the fp32 sum, one rounding,
+// then the tanh GELU and a second rounding) passes against F.gelu(F.linear(x, w, b), approximate="tanh") run by torch, on
+// the task's one-token workloads (a CPU judges the large ones in minutes); without its bias it fails there.
+TEST_F(OracleJudgeTest, AFusedGemmEpilogueRoundsWherePyTorchRounds) {
+  auto task = task::load_task(fs::path(KERNELARC_TASKS) / "gemm_bf16_bias_gelu");
+  std::erase_if(task.workloads, [](const task::Workload& w) { return !w.uuid.starts_with("gemm_bf16_bias_gelu-1x"); });
+  ASSERT_EQ(task.workloads.size(), 3u);
+  const auto rows = std::find_if(task.definition.templates.begin(), task.definition.templates.end(), [](const auto& t) { return t.name == "rows"; });
+  ASSERT_NE(rows, task.definition.templates.end());
+  CandidateSource fused = candidate(rows->source);
+  for (const auto& knob : rows->knobs) fused.knobs[knob.name] = knob.values.front();
+  auto python_options = options("python");
+  python_options.time_candidates = false;  // the verdict on the values is what is asked
+  auto cpu = peaks();
+  cpu.flops_per_second["tensor_core_bf16"] = cpu.flops_per_second.at("fp32");  // as the CPU backend rates tensor-core math
+  Judge judge(task, python_options, cpu);
+  const auto verdict = judge.evaluate(fused);
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  CandidateSource unbiased = fused;
+  const std::string with_bias = "float sum = kernelarc_bf16_to_float(bias[n0 + c]);";
+  const auto at = unbiased.source.find(with_bias);
+  ASSERT_NE(at, std::string::npos);
+  unbiased.source.replace(at, with_bias.size(), "float sum = 0.0f;");
+  unbiased.name += "_without_bias";
+  const auto wrong = judge.evaluate(unbiased);
+  ASSERT_EQ(wrong.workloads.size(), 3u);
+  for (const auto& row : wrong.workloads) EXPECT_EQ(status_name(row.status), "INCORRECT_NUMERICAL") << describe(wrong);
 }
 
 TEST_F(OracleJudgeTest, BuiltinTasksGetTheSameVerdictsThroughTheirNativeAndTheirPyTorchReferences) {
