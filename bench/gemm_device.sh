@@ -9,7 +9,7 @@
 #      epilogue; on five workloads with every edge), and the residual and bias-GELU tasks' default and register epilogue;
 #   2. cuBLAS through torch (the tasks' PyTorch references: torch.matmul, and torch.matmul then the add) re-measured
 #      per workload in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
-#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x STAGES x EPILOGUE), and the
+#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), and the
 #      residual task's default against torch's matmul + add;
 #   4. OUT_DIR/gemm.md: the smoke verdicts, TFLOP/s per workload beside cuBLAS's, each configuration's geometric mean
 #      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
@@ -25,7 +25,7 @@ kernelarc=${KERNELARC:-bundle/kernelarc}
 device=${DEVICE:-cuda:0}
 python=${PYTHON:-python3}
 smoke_limit=${SMOKE_LIMIT:-130} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-230}
-read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob STAGES=4,3 --knob EPILOGUE=1,0}"
+read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4,8}"
 
 # The bundle's environment (scripts/device's device_environment): its libraries, the tasks, a cache and a store in OUT_DIR.
 if [[ -d bundle/lib ]]; then
@@ -57,7 +57,11 @@ smoke_cases=(
   "bn128_registers gemm_bf16 BN=128 EPILOGUE=0 GROUP_M=1"
   "bm256_bn64 gemm_bf16 BM=256 BN=64 STAGES=6"
   "registers gemm_bf16_residual EPILOGUE=0"
+  "split4 gemm_bf16 SPLIT_K=4"
+  "split8_bn128 gemm_bf16 SPLIT_K=8 BN=128 EPILOGUE=0"
+  "split2 gemm_bf16_residual SPLIT_K=2"
   "default gemm_bf16_bias_gelu"
+  "split4 gemm_bf16_bias_gelu SPLIT_K=4"
   "registers gemm_bf16_bias_gelu EPILOGUE=0"
 )
 mkdir -p "$out/smoke"

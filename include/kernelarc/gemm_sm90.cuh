@@ -57,6 +57,12 @@ __device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 // A named barrier among `threads` threads (a multiple of 32); 0 is __syncthreads's.
+// Every thread of the cluster: writes to shared memory before it are seen by the cluster's blocks after it.
+__device__ __forceinline__ void cluster_sync() {
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+}
+
 __device__ __forceinline__ void named_barrier(unsigned id, unsigned threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
@@ -167,7 +173,7 @@ template <> struct Wgmma<256> {
 // A tile's shape and the shared memory it needs, from the template's knobs. The ring: kStages stages, each the
 // kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as kBlockK / 64 column blocks of 128-byte
 // swizzled rows.
-template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged>
+template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged, int kSplitK = 1>
 struct TileShape {
   static constexpr int kThreads = 128 * (kConsumers + 1);  // warpgroup 0 loads, warpgroups 1.. multiply
   static constexpr int kConsumerRows = kBlockM / kConsumers;    // rows of the tile one consumer warpgroup owns
@@ -176,7 +182,10 @@ struct TileShape {
   static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * 2;
   static constexpr int kStagingPitch = kBlockN + 8;             // bf16 a row of the epilogue's tile: conflict-free writes
   static constexpr int kStagingBytes = kStaged ? kBlockM * kStagingPitch * 2 : 0;
-  static constexpr int kDataBytes = kStages * kStageBytes > kStagingBytes ? kStages * kStageBytes : kStagingBytes;
+  static constexpr int kPartialBytes = kSplitK > 1 ? kBlockM * kBlockN * 4 : 0;  // a split's fp32 sums, for the cluster's first block
+  static constexpr int kRingBytes = kStages * kStageBytes;
+  static constexpr int kDataBytes = kRingBytes > kStagingBytes ? (kRingBytes > kPartialBytes ? kRingBytes : kPartialBytes)
+                                                               : (kStagingBytes > kPartialBytes ? kStagingBytes : kPartialBytes);
   // What the launch rule must give: the data, its 1024-byte alignment, and the barriers after it.
   static constexpr int kSharedBytes = kDataBytes + 1024 + 16 * kStages;
 
@@ -186,6 +195,7 @@ struct TileShape {
   static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 256, "kBlockN: 64, 128 or 256 (one wgmma spans the tile's columns)");
   static_assert(kAccumulators <= 128, "at most 128 accumulators a thread");
   static_assert(kStages >= 2, "two stages at least: one filling while one is multiplied");
+  static_assert(kSplitK == 1 || kSplitK == 2 || kSplitK == 4 || kSplitK == 8, "kSplitK: 1, 2, 4 or 8 blocks of a cluster (portable)");
   static_assert(kSharedBytes <= 227 * 1024, "at most 227 KiB of shared memory a block");
 };
 
@@ -242,19 +252,53 @@ __device__ __forceinline__ float bias_of(const __nv_bfloat16* bias, long long co
   return bias && column < n ? __bfloat162float(bias[column]) : 0.0f;
 }
 
+// Split-K's reduction, by the consumer threads of each block of the cluster: every block but the first leaves its fp32
+// sums in its shared memory (register r of consumer thread t at r * threads + t, so that a warp reads 128 bytes at a
+// time), and the first adds them to its own through distributed shared memory. True for the first block, which goes on
+// to the epilogue; the others are done once the first has read them (the second barrier).
+template <typename Shape, int kBlockN, int kConsumers, int kSplitK, typename Accumulators>
+__device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char* data, unsigned rank) {
+  constexpr int kThreads = 128 * kConsumers, kColumns = kBlockN / 2;
+  const int me = threadIdx.x - 128;
+  float* const partial = reinterpret_cast<float*>(data);
+  named_barrier(1, kThreads);  // every consumer warpgroup is done with the ring before it is overwritten
+  if (rank != 0) {
+#pragma unroll
+    for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+      for (int j = 0; j < kColumns; ++j) partial[(i * kColumns + j) * kThreads + me] = acc[i][j];
+  }
+  cluster_sync();
+  if (rank == 0) {
+    for (unsigned other = 1; other < kSplitK; ++other) {
+      const float* const theirs = static_cast<const float*>(__cluster_map_shared_rank(static_cast<void*>(partial), other));
+#pragma unroll
+      for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+        for (int j = 0; j < kColumns; ++j) acc[i][j] += theirs[(i * kColumns + j) * kThreads + me];
+    }
+  }
+  cluster_sync();
+  return rank == 0;
+}
+
 }  // namespace detail
 
-// The tile of blockIdx.x (kGroupM tile rows walked column by column, so that blocks running together share x and w in
-// L2) of y = act(x @ w^T + bias) + residual: the bias (one per column) added in fp32 where it is not null, the sum rounded
-// to bf16, the activation kActivation (0 none, 1 GELU tanh, 2 SiLU) applied and rounded, the residual added where it is
-// not null. Launch: grid [ceil_div(M, kBlockM) * ceil_div(N, kBlockN)], block [128 * (kConsumers + 1)],
-// TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8.
-// kStaged: the epilogue goes through shared memory (16-byte coalesced stores) rather than straight from registers.
-template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0>
+// The tile of blockIdx.x / kSplitK (kGroupM tile rows walked column by column, so that blocks running together share x
+// and w in L2) of y = act(x @ w^T + bias) + residual: the bias (one per column) added in fp32 where it is not null, the sum
+// rounded to bf16, the activation kActivation (0 none, 1 GELU tanh, 2 SiLU) applied and rounded, the residual added where
+// it is not null. kSplitK > 1: the kSplitK blocks of a cluster (the kernel declares __cluster_dims__(kSplitK, 1, 1)) each
+// multiply a kSplitK-th of K, and the first adds the others' fp32 sums through distributed shared memory and writes the
+// tile: more blocks where a few tiles would leave most SMs idle (decode). Launch: grid [ceil_div(M, kBlockM) *
+// ceil_div(N, kBlockN) * kSplitK], block [128 * (kConsumers + 1)], TileShape::kSharedBytes of dynamic shared memory;
+// K a multiple of 8. kStaged: the epilogue goes through shared memory (16-byte coalesced stores) rather than straight
+// from registers.
+template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
+          int kSplitK = 1>
 __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr) {
-  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged>;
+  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
   extern __shared__ unsigned char shared_raw[];
   const unsigned raw = shared_address(shared_raw);
@@ -264,11 +308,16 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
   const unsigned empty = full + 8 * kStages;        // kStages barriers: a stage has been multiplied
 
   const long long tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
-  const long long group_tiles = kGroupM * tiles_n, tile = blockIdx.x;
+  const long long group_tiles = kGroupM * tiles_n, tile = blockIdx.x / kSplitK;
   const long long first_m = tile / group_tiles * kGroupM;
   const long long group_rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
   const long long m0 = (first_m + tile % group_tiles % group_rows) * kBlockM, n0 = tile % group_tiles / group_rows * kBlockN;
-  const long long k_tiles = (k + kBlockK - 1) / kBlockK;
+  // This block's share of K: k tiles [kt_begin, kt_begin + k_tiles) of the split `rank`.
+  unsigned rank = 0;
+  if constexpr (kSplitK > 1) rank = __clusterRelativeBlockRank();
+  const long long all_k_tiles = (k + kBlockK - 1) / kBlockK, per_split = (all_k_tiles + kSplitK - 1) / kSplitK;
+  const long long kt_begin = rank * per_split < all_k_tiles ? rank * per_split : all_k_tiles;
+  const long long k_tiles = all_k_tiles - kt_begin < per_split ? all_k_tiles - kt_begin : per_split;
   const int warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
 
   if (threadIdx.x == 0) {
@@ -286,13 +335,17 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
       const int s = static_cast<int>(kt % kStages);
       if (kt >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((kt / kStages - 1) & 1));
       const unsigned stage = base + s * Shape::kStageBytes;
-      const long long k0 = kt * kBlockK;
+      const long long k0 = (kt_begin + kt) * kBlockK;
       const int columns = static_cast<int>(k - k0 < kBlockK ? k - k0 : kBlockK);
       detail::load_slice<kBlockM, kBlockK>(stage, x + m0 * k + k0, rows_x, columns, k, thread);
       detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * 2, w + n0 * k + k0, rows_w, columns, k, thread);
       copies_arrive(full + 8 * s);
     }
     copies_wait_all();
+    if constexpr (kSplitK > 1) {  // the consumers' two cluster barriers: every thread of the cluster arrives at each
+      cluster_sync();
+      cluster_sync();
+    }
   } else {
     if constexpr (kConsumers == 2) registers_increase<224>();
     const int consumer = warpgroup - 1, warp = thread / 32, lane = thread % 32;
@@ -323,6 +376,9 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
       if (kt > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((kt - 1) % kStages));
     }
     wgmma_wait<0>();
+    if constexpr (kSplitK > 1) {
+      if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank)) return;
+    }
 
     // Fragment of m64nNk16: register 4j + 2h + c of a thread is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c.
     const int row_in_mma = 16 * warp + lane / 4, column_in_8 = 2 * (lane % 4);

@@ -106,7 +106,8 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
     const auto at = [&](const char* name) { return k.at(name); };
     const std::int64_t ring = at("STAGES") * (at("BM") + at("BN")) * at("BK") * 2;
     const std::int64_t staging = at("EPILOGUE") * at("BM") * (at("BN") + 8) * 2;
-    const std::int64_t shared = std::max(ring, staging) + 1024 + 16 * at("STAGES");
+    const std::int64_t partials = (at("SPLIT_K") > 1) * at("BM") * at("BN") * 4;  // the fp32 sums a split leaves its cluster
+    const std::int64_t shared = std::max({ring, staging, partials}) + 1024 + 16 * at("STAGES");
     const std::int64_t rows = at("BM") / at("CONSUMERS");
     return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= 128 && shared <= kSharedLimit;
   };
@@ -119,14 +120,20 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   std::cout << GetParam() << "/wgmma_cuda: " << grid.configurations.size() << " of " << combinations << " configurations allowed\n";
 }
 
-// Allowed configurations build through NVRTC for sm_90a, without spills or a stack frame: every fourth of the grid (and
-// the default), or all of them with KERNELARC_GEMM_ALL_CONFIGURATIONS=1. The build time of each is reported.
+// Allowed configurations build through NVRTC for sm_90a, without spills or a stack frame: every 15th of the grid (63rd
+// for the epilogue tasks; odd strides reach every split count), the default at each split count, or all of them with
+// KERNELARC_GEMM_ALL_CONFIGURATIONS=1. The build time of each is reported.
 TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   const auto& tmpl = wgmma_template(task_);
   const auto grid = whole_grid(tmpl);
   const char* all = std::getenv("KERNELARC_GEMM_ALL_CONFIGURATIONS");
-  const std::size_t stride = all && std::string(all) == "1" ? 1 : (GetParam() == "gemm_bf16" ? 4 : 16);
-  std::vector<KnobValues> sample = {kernelarc::task::default_knobs(tmpl)};
+  const std::size_t stride = all && std::string(all) == "1" ? 1 : (GetParam() == "gemm_bf16" ? 15 : 63);
+  std::vector<KnobValues> sample;
+  for (const std::int64_t split : {1, 2, 4, 8}) {
+    auto knobs = kernelarc::task::default_knobs(tmpl);
+    knobs["SPLIT_K"] = split;
+    sample.push_back(knobs);
+  }
   for (std::size_t i = 0; i < grid.configurations.size(); i += stride) sample.push_back(grid.configurations[i]);
   const TemporaryCache cache;
   CudaCompilerOptions options;
@@ -170,6 +177,26 @@ TEST_P(GemmTemplateTest, TheDefaultConfigurationsSassHasHgmma) {
   EXPECT_THAT(sass.output, HasSubstr(fmt::format("HGMMA.64x{}x16.F32.BF16", knobs.at("BN"))));
   EXPECT_THAT(sass.output, HasSubstr("SYNCS.PHASECHK")) << "the ring waits on mbarriers";
   EXPECT_THAT(sass.output, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
+}
+
+// With SPLIT_K the blocks of a cluster meet at cluster barriers (UCGABAR in SASS) around the reduction of their sums.
+TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  const auto& tmpl = wgmma_template(task_);
+  const TemporaryCache cache;
+  CudaCompilerOptions options;
+  options.cache_directory = cache.path();
+  const CudaCompiler compiler(options);
+  auto knobs = kernelarc::task::default_knobs(tmpl);
+  knobs["SPLIT_K"] = 4;
+  const auto built = compiler.build_kernel({read_text_file(tmpl.source), {}, knobs});
+  ASSERT_TRUE(built.ok) << built.diagnostics;
+  const auto sass = kernelarc::common::run_command({nvdisasm, "-c", built.library.string()}, std::chrono::seconds(60));
+  ASSERT_TRUE(sass.ok()) << nvdisasm << ": " << sass.describe() << "\n" << sass.output.substr(0, 2000);
+  EXPECT_THAT(sass.output, HasSubstr("UCGABAR_ARV"));
+  EXPECT_THAT(sass.output, HasSubstr("UCGABAR_WAIT"));
+  EXPECT_THAT(sass.output, HasSubstr("HGMMA"));
 }
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu"),
