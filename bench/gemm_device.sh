@@ -6,7 +6,7 @@
 # From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
 #   1. smoke: `kernelarc eval gemm_bf16 --template wgmma_cuda --device cuda:0 --correctness-only` for the default (every
 #      workload) and a few configurations that cover every code path (one consumer, BK 128, BN 128 and 64, the register
-#      epilogue; on five workloads with every edge), and the residual and bias-GELU tasks' default and register epilogue;
+#      epilogue; on five workloads with every edge), and the residual, bias-GELU and gate-up tasks' defaults and other paths;
 #   2. cuBLAS through torch (the tasks' PyTorch references: torch.matmul, and torch.matmul then the add) re-measured
 #      per workload in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
 #   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), and the
@@ -24,7 +24,7 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 kernelarc=${KERNELARC:-bundle/kernelarc}
 device=${DEVICE:-cuda:0}
 python=${PYTHON:-python3}
-smoke_limit=${SMOKE_LIMIT:-130} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-230}
+smoke_limit=${SMOKE_LIMIT:-200} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-160}
 read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4,8}"
 
 # The bundle's environment (scripts/device's device_environment): its libraries, the tasks, a cache and a store in OUT_DIR.
@@ -49,6 +49,7 @@ cat "$out/device.txt"
 few_bf16=(gemm_bf16-1x4096x4096 gemm_bf16-586x2560x2560 gemm_bf16-1571x5120x5120 gemm_bf16-128x3584x18944 gemm_bf16-64x18944x3584)
 few_residual=(gemm_bf16_residual-1x4096x4096 gemm_bf16_residual-586x2560x2560 gemm_bf16_residual-1571x2560x2560)
 few_bias_gelu=(gemm_bf16_bias_gelu-1x10240x2560 gemm_bf16_bias_gelu-586x10240x2560 gemm_bf16_bias_gelu-1571x6400x1600)
+few_gate_up=(gemm_bf16_gate_up_silu-1x8192x3072 gemm_bf16_gate_up_silu-586x18944x3584 gemm_bf16_gate_up_silu-1571x8192x3072)
 smoke_cases=(
   "default gemm_bf16"
   "default gemm_bf16_residual"
@@ -62,6 +63,8 @@ smoke_cases=(
   "split2 gemm_bf16_residual SPLIT_K=2"
   "default gemm_bf16_bias_gelu"
   "split4 gemm_bf16_bias_gelu SPLIT_K=4"
+  "default gemm_bf16_gate_up_silu"
+  "bn128_split4 gemm_bf16_gate_up_silu BN=128 SPLIT_K=4 BK=128 STAGES=3"
   "registers gemm_bf16_bias_gelu EPILOGUE=0"
 )
 mkdir -p "$out/smoke"
@@ -76,6 +79,7 @@ for case in "${smoke_cases[@]}"; do
     case $task in
       gemm_bf16) few=("${few_bf16[@]}") ;;
       gemm_bf16_residual) few=("${few_residual[@]}") ;;
+      gemm_bf16_gate_up_silu) few=("${few_gate_up[@]}") ;;
       *) few=("${few_bias_gelu[@]}") ;;
     esac
     for uuid in "${few[@]}"; do only+=(--workload "$uuid"); done

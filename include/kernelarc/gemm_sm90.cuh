@@ -56,13 +56,13 @@ __device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_
 // Shared memory written through the generic proxy (cp.async) is read next by wgmma through the async proxy.
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
-// A named barrier among `threads` threads (a multiple of 32); 0 is __syncthreads's.
 // Every thread of the cluster: writes to shared memory before it are seen by the cluster's blocks after it.
 __device__ __forceinline__ void cluster_sync() {
   __cluster_barrier_arrive();
   __cluster_barrier_wait();
 }
 
+// A named barrier among `threads` threads (a multiple of 32); 0 is __syncthreads's.
 __device__ __forceinline__ void named_barrier(unsigned id, unsigned threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
@@ -203,15 +203,16 @@ namespace detail {
 
 // kRows x kBlockK of a K-contiguous matrix, from `corner` (its element at the slice's first row and column), into its
 // swizzled place, by the 128 producer threads; zeros past `rows` rows and `columns` columns. Whole 16-byte chunks: K is a
-// multiple of 8. The producer runs on 56 registers.
-template <int kRows, int kBlockK>
+// multiple of 8. Each 64-column block of the slice holds kBlockRows rows in shared memory (kRows, or more where two
+// matrices share the block: the gate-up tile). The producer runs on 56 registers.
+template <int kRows, int kBlockK, int kBlockRows = kRows>
 __device__ __forceinline__ void load_slice(unsigned destination, const __nv_bfloat16* corner, int rows, int columns, long long k,
                                            int thread) {
   constexpr int kChunksPerRow = kBlockK / 8;
   constexpr int kRowsPerPass = 128 / kChunksPerRow;  // a multiple of 8: a thread's rows share their swizzle
   static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "whole passes of the producer warpgroup");
   const int column = thread % kChunksPerRow, first_row = thread / kChunksPerRow;
-  const unsigned to = destination + (column / 8) * (kRows * 128) + first_row * 128 + (((column % 8) ^ (first_row % 8)) << 4);
+  const unsigned to = destination + (column / 8) * (kBlockRows * 128) + first_row * 128 + (((column % 8) ^ (first_row % 8)) << 4);
   const bool column_inside = column * 8 < columns;
   // One pointer stepped pass by pass, so that the compiler keeps no per-pass addresses alive across k tiles.
   const __nv_bfloat16* from = corner + first_row * k + column * 8;
@@ -252,21 +253,34 @@ __device__ __forceinline__ float bias_of(const __nv_bfloat16* bias, long long co
   return bias && column < n ? __bfloat162float(bias[column]) : 0.0f;
 }
 
+// silu(gate) * up from the two fp32 sums, rounded as PyTorch rounds F.silu(F.linear(x, g)) * F.linear(x, u): each sum to
+// bf16, the SiLU in fp32 to bf16, the product in fp32 to bf16.
+__device__ __forceinline__ __nv_bfloat16 swiglu(float gate, float up) {
+  const float g = __bfloat162float(__float2bfloat16(gate));
+  const float silu = __bfloat162float(__float2bfloat16(activation<2>(g)));
+  return __float2bfloat16(silu * __bfloat162float(__float2bfloat16(up)));
+}
+
 // Split-K's reduction, by the consumer threads of each block of the cluster: every block but the first leaves its fp32
 // sums in its shared memory (register r of consumer thread t at r * threads + t, so that a warp reads 128 bytes at a
-// time), and the first adds them to its own through distributed shared memory. True for the first block, which goes on
-// to the epilogue; the others are done once the first has read them (the second barrier).
+// time), and the first adds them to its own through distributed shared memory; only the sums of the tile's first `rows`
+// rows, the ones y has (a decode tile's other rows would be most of the traffic). True for the first block, which goes
+// on to the epilogue; the others are done once the first has read them (the second barrier).
 template <typename Shape, int kBlockN, int kConsumers, int kSplitK, typename Accumulators>
-__device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char* data, unsigned rank) {
+__device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char* data, unsigned rank, long long rows) {
   constexpr int kThreads = 128 * kConsumers, kColumns = kBlockN / 2;
-  const int me = threadIdx.x - 128;
+  const int me = threadIdx.x - 128, t = me % 128;
+  // Register 4j + 2h + c of an m64 fragment is row 16 * warp + lane / 4 + 8h of it (gemm_tile's epilogue says the same).
+  const int first_row = me / 128 * Shape::kConsumerRows + 16 * (t / 32) + t % 32 / 4;
+  const auto used = [&](int i, int j) { return first_row + i * 64 + 8 * (j / 2 % 2) < rows; };
   float* const partial = reinterpret_cast<float*>(data);
   named_barrier(1, kThreads);  // every consumer warpgroup is done with the ring before it is overwritten
   if (rank != 0) {
 #pragma unroll
     for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
-      for (int j = 0; j < kColumns; ++j) partial[(i * kColumns + j) * kThreads + me] = acc[i][j];
+      for (int j = 0; j < kColumns; ++j)
+        if (used(i, j)) partial[(i * kColumns + j) * kThreads + me] = acc[i][j];
   }
   cluster_sync();
   if (rank == 0) {
@@ -275,7 +289,8 @@ __device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char*
 #pragma unroll
       for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
-        for (int j = 0; j < kColumns; ++j) acc[i][j] += theirs[(i * kColumns + j) * kThreads + me];
+        for (int j = 0; j < kColumns; ++j)
+          if (used(i, j)) acc[i][j] += theirs[(i * kColumns + j) * kThreads + me];
     }
   }
   cluster_sync();
@@ -289,17 +304,22 @@ __device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char*
 // rounded to bf16, the activation kActivation (0 none, 1 GELU tanh, 2 SiLU) applied and rounded, the residual added where
 // it is not null. kSplitK > 1: the kSplitK blocks of a cluster (the kernel declares __cluster_dims__(kSplitK, 1, 1)) each
 // multiply a kSplitK-th of K, and the first adds the others' fp32 sums through distributed shared memory and writes the
-// tile: more blocks where a few tiles would leave most SMs idle (decode). Launch: grid [ceil_div(M, kBlockM) *
-// ceil_div(N, kBlockN) * kSplitK], block [128 * (kConsumers + 1)], TileShape::kSharedBytes of dynamic shared memory;
-// K a multiple of 8. kStaged: the epilogue goes through shared memory (16-byte coalesced stores) rather than straight
-// from registers.
+// tile: more blocks where a few tiles would leave most SMs idle (decode). kGateUp: y = silu(x @ w^T) * (x @ w_up^T), a
+// block's kBlockN product columns being kBlockN / 2 rows of w then the same rows of w_up, so that a consumer thread holds
+// each gate sum with its up sum; kBlockN / 2 columns of y a tile, stored from registers. Launch: grid [ceil_div(M,
+// kBlockM) * ceil_div(N, kBlockN, or kBlockN / 2 with kGateUp) * kSplitK], block [128 * (kConsumers + 1)],
+// TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8. kStaged: the epilogue goes through shared memory
+// (16-byte coalesced stores) rather than straight from registers.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
-          int kSplitK = 1>
+          int kSplitK = 1, bool kGateUp = false>
 __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
-                                          long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr) {
+                                          long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
+                                          const __nv_bfloat16* __restrict__ w_up = nullptr) {
   using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
+  static_assert(!kGateUp || (!kStaged && kActivation == 0), "the gate-up epilogue is its own, from registers");
+  constexpr int kOutColumns = kGateUp ? kBlockN / 2 : kBlockN;  // columns of y a tile
   extern __shared__ unsigned char shared_raw[];
   const unsigned raw = shared_address(shared_raw);
   const unsigned base = (raw + 1023u) & ~1023u;  // the swizzle's atoms are 1024-byte aligned
@@ -307,11 +327,11 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
   const unsigned full = base + Shape::kDataBytes;  // kStages barriers: a stage has landed
   const unsigned empty = full + 8 * kStages;        // kStages barriers: a stage has been multiplied
 
-  const long long tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
+  const long long tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kOutColumns - 1) / kOutColumns;
   const long long group_tiles = kGroupM * tiles_n, tile = blockIdx.x / kSplitK;
   const long long first_m = tile / group_tiles * kGroupM;
   const long long group_rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
-  const long long m0 = (first_m + tile % group_tiles % group_rows) * kBlockM, n0 = tile % group_tiles / group_rows * kBlockN;
+  const long long m0 = (first_m + tile % group_tiles % group_rows) * kBlockM, n0 = tile % group_tiles / group_rows * kOutColumns;
   // This block's share of K: k tiles [kt_begin, kt_begin + k_tiles) of the split `rank`.
   unsigned rank = 0;
   if constexpr (kSplitK > 1) rank = __clusterRelativeBlockRank();
@@ -330,7 +350,7 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
 
   if (warpgroup == 0) {
     if constexpr (kConsumers == 2) registers_decrease<56>();
-    const int rows_x = static_cast<int>(m - m0 < kBlockM ? m - m0 : kBlockM), rows_w = static_cast<int>(n - n0 < kBlockN ? n - n0 : kBlockN);
+    const int rows_x = static_cast<int>(m - m0 < kBlockM ? m - m0 : kBlockM), rows_w = static_cast<int>(n - n0 < kOutColumns ? n - n0 : kOutColumns);
     for (long long kt = 0; kt < k_tiles; ++kt) {
       const int s = static_cast<int>(kt % kStages);
       if (kt >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((kt / kStages - 1) & 1));
@@ -338,7 +358,13 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
       const long long k0 = (kt_begin + kt) * kBlockK;
       const int columns = static_cast<int>(k - k0 < kBlockK ? k - k0 : kBlockK);
       detail::load_slice<kBlockM, kBlockK>(stage, x + m0 * k + k0, rows_x, columns, k, thread);
-      detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * 2, w + n0 * k + k0, rows_w, columns, k, thread);
+      if constexpr (kGateUp) {  // gate rows, then the same rows of up, in each 64-column block of the weight slice
+        const unsigned weights = stage + kBlockM * kBlockK * 2;
+        detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights, w + n0 * k + k0, rows_w, columns, k, thread);
+        detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights + kBlockN / 2 * 128, w_up + n0 * k + k0, rows_w, columns, k, thread);
+      } else {
+        detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * 2, w + n0 * k + k0, rows_w, columns, k, thread);
+      }
       copies_arrive(full + 8 * s);
     }
     copies_wait_all();
@@ -377,12 +403,33 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
     }
     wgmma_wait<0>();
     if constexpr (kSplitK > 1) {
-      if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank)) return;
+      if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank, m - m0)) return;
     }
 
     // Fragment of m64nNk16: register 4j + 2h + c of a thread is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c.
     const int row_in_mma = 16 * warp + lane / 4, column_in_8 = 2 * (lane % 4);
-    if constexpr (!kStaged) {
+    if constexpr (kGateUp) {
+      const bool pairs = n % 2 == 0;
+      constexpr int kUp = kBlockN / 16;  // the up sum of a gate sum in register 4j + 2h + c is in register 4 (j + kUp) + 2h + c
+#pragma unroll
+      for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+        for (int j = 0; j < kUp; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
+            if (row >= m) continue;
+            const long long at = row * n + column;
+            const __nv_bfloat16 out0 = detail::swiglu(acc[i][4 * j + 2 * h], acc[i][4 * (j + kUp) + 2 * h]);
+            const __nv_bfloat16 out1 = detail::swiglu(acc[i][4 * j + 2 * h + 1], acc[i][4 * (j + kUp) + 2 * h + 1]);
+            if (pairs && column + 1 < n) {
+              *reinterpret_cast<__nv_bfloat162*>(y + at) = __halves2bfloat162(out0, out1);
+            } else {
+              if (column < n) y[at] = out0;
+              if (column + 1 < n) y[at + 1] = out1;
+            }
+          }
+    } else if constexpr (!kStaged) {
       const bool pairs = n % 2 == 0;
 #pragma unroll
       for (int i = 0; i < Shape::kMmas; ++i)
@@ -393,8 +440,9 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
             const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
             if (row >= m) continue;
             const long long at = row * n + column;
-            const float v0 = acc[i][4 * j + 2 * h] + detail::bias_of(bias, column, n);
-            const float v1 = acc[i][4 * j + 2 * h + 1] + detail::bias_of(bias, column + 1, n);
+            // Only with a bias: an add of 0.0f, which the compiler must keep (-0 becomes +0), made ptxas serialise the wgmma.
+            const float v0 = bias ? acc[i][4 * j + 2 * h] + detail::bias_of(bias, column, n) : acc[i][4 * j + 2 * h];
+            const float v1 = bias ? acc[i][4 * j + 2 * h + 1] + detail::bias_of(bias, column + 1, n) : acc[i][4 * j + 2 * h + 1];
             if (pairs && column + 1 < n) {
               __nv_bfloat162 out;
               out.x = detail::finish<kActivation>(v0, residual, at);
@@ -416,9 +464,10 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int row = consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
+            const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];  // the bias only where there is one, as above
             *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
-                __floats2bfloat162_rn(acc[i][4 * j + 2 * h] + detail::bias_of(bias, n0 + column, n),
-                                      acc[i][4 * j + 2 * h + 1] + detail::bias_of(bias, n0 + column + 1, n));
+                bias ? __floats2bfloat162_rn(v0 + detail::bias_of(bias, n0 + column, n), v1 + detail::bias_of(bias, n0 + column + 1, n))
+                     : __floats2bfloat162_rn(v0, v1);
           }
       named_barrier(1, kConsumerThreads);
       const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&

@@ -167,6 +167,9 @@ TEST_F(CudaBuildTest, FilesOutsideTheCompilersSandboxStayUnread) {
 
 TEST(ResourceUsageTest, ParsesPtxasVerboseOutputPerKernel) {
   const std::string report =
+      "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma "
+      "instructions reading accumulator registers of  a wgmma between start and end of the pipeline stage in the function "
+      "'first'\n"
       "ptxas info    : 0 bytes gmem\n"
       "ptxas info    : Compiling entry function 'first' for 'sm_90a'\n"
       "ptxas info    : Function properties for first\n"
@@ -185,6 +188,8 @@ TEST(ResourceUsageTest, ParsesPtxasVerboseOutputPerKernel) {
   EXPECT_EQ(first.spill_store_bytes, 4);
   EXPECT_EQ(first.spill_load_bytes, 12);
   EXPECT_EQ(first.barriers, 1);
+  EXPECT_TRUE(first.wgmma_serialized);
+  EXPECT_FALSE(kernels.at("_Z6secondPf").wgmma_serialized);
   EXPECT_EQ(kernels.at("_Z6secondPf").registers, 10);
   EXPECT_EQ(kernels.at("_Z6secondPf").shared_bytes, 0);
 }

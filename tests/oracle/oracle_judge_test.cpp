@@ -230,33 +230,44 @@ TEST_F(OracleJudgeTest, TheTorchBaselineGivesEveryWorkloadAScore) {
   EXPECT_TRUE(other.evaluate(test_candidate("rmsnorm_bf16")).phase_seconds.contains("baseline"));
 }
 
-// A fused GEMM epilogue rounds where PyTorch rounds: gemm_bf16_bias_gelu's CPU template (bias in the fp32 sum, one rounding,
-// then the tanh GELU and a second rounding) passes against F.gelu(F.linear(x, w, b), approximate="tanh") run by torch, on
-// the task's one-token workloads (a CPU judges the large ones in minutes); without its bias it fails there.
-TEST_F(OracleJudgeTest, AFusedGemmEpilogueRoundsWherePyTorchRounds) {
-  auto task = task::load_task(fs::path(KERNELARC_TASKS) / "gemm_bf16_bias_gelu");
-  std::erase_if(task.workloads, [](const task::Workload& w) { return !w.uuid.starts_with("gemm_bf16_bias_gelu-1x"); });
-  ASSERT_EQ(task.workloads.size(), 3u);
+// A fused GEMM epilogue rounds where PyTorch rounds: a task's CPU template (the template's own rounding between the
+// product, the bias, the activation and the gate-up product) passes against the task's PyTorch reference run by torch, on
+// its one-token workloads named by `only` (a CPU judges the large ones in minutes); with `part` of its source replaced by
+// `without` (a step of the epilogue left out) it fails on every one of them.
+void expect_the_epilogue_rounds_as_pytorch(const std::string& name, const std::string& only, const std::string& part, const std::string& without,
+                                           const JudgeOptions& options, task::DevicePeaks peaks) {
+  auto task = task::load_task(fs::path(KERNELARC_TASKS) / name);
+  std::erase_if(task.workloads, [&](const task::Workload& w) { return !w.uuid.starts_with(only); });
+  ASSERT_FALSE(task.workloads.empty()) << name;
   const auto rows = std::find_if(task.definition.templates.begin(), task.definition.templates.end(), [](const auto& t) { return t.name == "rows"; });
-  ASSERT_NE(rows, task.definition.templates.end());
-  CandidateSource fused = candidate(rows->source);
+  ASSERT_NE(rows, task.definition.templates.end()) << name;
+  CandidateSource fused;
+  fused.name = rows->source.stem().string();
+  fused.source = read_text(rows->source);
   for (const auto& knob : rows->knobs) fused.knobs[knob.name] = knob.values.front();
-  auto python_options = options("python");
-  python_options.time_candidates = false;  // the verdict on the values is what is asked
-  auto cpu = peaks();
-  cpu.flops_per_second["tensor_core_bf16"] = cpu.flops_per_second.at("fp32");  // as the CPU backend rates tensor-core math
-  Judge judge(task, python_options, cpu);
+  peaks.flops_per_second["tensor_core_bf16"] = peaks.flops_per_second.at("fp32");  // as the CPU backend rates tensor-core math
+  Judge judge(task, options, peaks);
   const auto verdict = judge.evaluate(fused);
   EXPECT_TRUE(verdict.passed()) << describe(verdict);
-  CandidateSource unbiased = fused;
-  const std::string with_bias = "float sum = kernelarc_bf16_to_float(bias[n0 + c]);";
-  const auto at = unbiased.source.find(with_bias);
-  ASSERT_NE(at, std::string::npos);
-  unbiased.source.replace(at, with_bias.size(), "float sum = 0.0f;");
-  unbiased.name += "_without_bias";
-  const auto wrong = judge.evaluate(unbiased);
-  ASSERT_EQ(wrong.workloads.size(), 3u);
+  CandidateSource broken = fused;
+  const auto at = broken.source.find(part);
+  ASSERT_NE(at, std::string::npos) << name << ": " << part;
+  broken.source.replace(at, part.size(), without);
+  broken.name += "_broken";
+  const auto wrong = judge.evaluate(broken);
+  ASSERT_EQ(wrong.workloads.size(), task.workloads.size());
   for (const auto& row : wrong.workloads) EXPECT_EQ(status_name(row.status), "INCORRECT_NUMERICAL") << describe(wrong);
+}
+
+TEST_F(OracleJudgeTest, AFusedGemmEpilogueRoundsWherePyTorchRounds) {
+  auto python_options = options("python");
+  python_options.time_candidates = false;  // the verdict on the values is what is asked
+  // gelu(F.linear(x, w, b)): without its bias.
+  expect_the_epilogue_rounds_as_pytorch("gemm_bf16_bias_gelu", "gemm_bf16_bias_gelu-1x", "float sum = kernelarc_bf16_to_float(bias[n0 + c]);",
+                                        "float sum = 0.0f;", python_options, peaks());
+  // silu(F.linear(x, g)) * F.linear(x, u), on Llama-3.2-3B's sizes (the smallest weights): without the SiLU.
+  expect_the_epilogue_rounds_as_pytorch("gemm_bf16_gate_up_silu", "gemm_bf16_gate_up_silu-1x8192x", "rounded(gate / (1.0f + std::exp(-gate)))",
+                                        "gate", python_options, peaks());
 }
 
 TEST_F(OracleJudgeTest, BuiltinTasksGetTheSameVerdictsThroughTheirNativeAndTheirPyTorchReferences) {

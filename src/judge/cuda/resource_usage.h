@@ -1,4 +1,4 @@
-// Per-kernel resource usage as ptxas reports it (-v): registers, shared memory, spills, stack.
+// Per-kernel resource usage as ptxas reports it (-v): registers, shared memory, spills, stack, serialised wgmma.
 #pragma once
 
 #include <map>
@@ -15,6 +15,7 @@ struct KernelResources {
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int barriers = 0;
+  bool wgmma_serialized = false;  // ptxas C7514: each wgmma waited for, so the tensor cores' pipeline is lost
 };
 
 // Kernel name -> resources, from ptxas's verbose output (NVRTC's log or nvcc's stderr).
