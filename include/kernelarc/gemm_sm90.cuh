@@ -10,6 +10,11 @@
 
 #include <cuda_bf16.h>
 
+// wgmma, setmaxnreg and this tile's barriers are Hopper's own (sm_90a): a B200 (sm_100a) needs a tcgen05 tile instead.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "kernelarc/gemm_sm90.cuh needs sm_90a (Hopper's wgmma); this build targets another architecture"
+#endif
+
 namespace kernelarc::sm90 {
 
 __device__ __forceinline__ unsigned shared_address(const void* pointer) {

@@ -77,6 +77,9 @@ class Backend {
   // C++ reference), made with `options`. A candidate the device cannot run is a failed build that says why.
   virtual BuildResult build(const CandidateSource& candidate, const task::Task& task, const CpuCompiler& host_compiler,
                             const CompilerOptions& options) const = 0;
+  // What the device's candidates are built for: a GPU's architecture from its compute capability ("sm_90a" on an H100 or
+  // H200, "sm_100a" on a B200), its default where the device cannot be asked; empty on the CPU (-march=native).
+  virtual std::string compile_target(int ordinal) const = 0;
   // The key of the task's native reference that runs on this device ("cuda"); nullopt: the C++ one, on the CPU.
   virtual std::optional<std::string> own_native_reference() const = 0;
   // Whether a built library may import dlopen and dlsym (the CUDA runtime linked into every GPU candidate needs them).

@@ -16,6 +16,7 @@ struct CompilerOptions {
   std::string compiler = "c++";
   std::vector<std::string> base_flags = {"-std=c++20", "-O3", "-march=native", "-fPIC", "-shared"};
   std::chrono::milliseconds timeout{120000};
+  std::string cuda_architecture;  // a GPU candidate's target ("sm_100a"); empty: the judge's device's (Backend::compile_target)
 };
 
 struct BuildRequest {

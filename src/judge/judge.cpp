@@ -66,6 +66,8 @@ std::uint64_t fresh_seed() {
 Judge::Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks)
     : task_(task), options_(std::move(options)), backend_(backend_for(options_.device)), peaks_(std::move(peaks)), compiler_(options_.compiler) {
   if (options_.seed == 0) options_.seed = fresh_seed();
+  if (const auto device = parse_device(options_.device); device && options_.compiler.cuda_architecture.empty())
+    options_.compiler.cuda_architecture = backend_.compile_target(device->ordinal);
   if (options_.worker_executable.empty()) options_.worker_executable = current_executable();
   if (options_.flush_bytes == 0) options_.flush_bytes = default_flush_bytes();
   // A quarter of the memory for rounds, an eighth for buffers: a 128 GiB GPU host keeps every round of a family task

@@ -8,6 +8,10 @@
 // Launch: grid [ceil_div(M, BM) * ceil_div(N, BN / 2) * SPLIT_K], block [128 * (CONSUMERS + 1)], dynamic shared memory
 // as kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple of 8 (16-byte rows), as in every workload.
 // Arguments: x, gate_weight, up_weight, y, then the var axes M, N and K.
+// Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "this template needs sm_90a (Hopper's wgmma); a B200 (sm_100a) needs a tcgen05 template"
+#endif
 #include <kernelarc/gemm_sm90.cuh>
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.

@@ -22,6 +22,7 @@
 #include "judge/cuda/cuda_compiler.h"
 #include "judge/cuda/cuda_driver.h"
 #include "judge/cuda/resource_usage.h"
+#include "task/knob_grid.h"
 #include "task/task.h"
 #include "task/task_library.h"
 
@@ -376,6 +377,45 @@ TEST(BuiltInCudaSourcesTest, EveryTaskBuildsInBothForms) {
   EXPECT_GE(kernel_templates, static_cast<int>(directories.size()));
   EXPECT_GE(knob_values, kernel_templates * 2 * 2) << "each kernel template has knobs with at least two values";
   EXPECT_GE(kernel_builds, kernel_templates * (1 + kRandomConfigurations));
+  fs::remove_all(pattern);
+}
+
+// A B200 (sm_100a): the judge builds for its device's architecture (Backend::compile_target), so every kernel-only
+// template of the built-in tasks builds for Blackwell at its default knobs, except the Hopper GEMM tiles
+// (kernelarc/gemm_sm90.cuh: wgmma is sm_90a's), which refuse to with a message saying so, not a page of PTX errors.
+TEST(BuiltInCudaSourcesTest, EveryKernelTemplateBuildsForABlackwellB200ButTheHopperGemmTiles) {
+  EXPECT_EQ(cuda::architecture_for(9, 0), "sm_90a");
+  EXPECT_EQ(cuda::architecture_for(10, 0), "sm_100a");
+  EXPECT_EQ(cuda::architecture_for(8, 6), "sm_86");
+  std::string pattern = (fs::temp_directory_path() / "kernelarc-cuda-sm100-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  cuda::CudaCompilerOptions options;
+  options.cache_directory = pattern;
+  options.architecture = "sm_100a";
+  const cuda::CudaCompiler compiler(options);
+  std::vector<BuildJob> jobs;
+  for (const auto& directory : kernelarc::task::task_directories(KERNELARC_TASKS)) {
+    const auto task = kernelarc::task::load_task(directory);
+    for (const auto& tmpl : task.definition.templates)
+      if (tmpl.device == "cuda" && tmpl.form == kernelarc::task::TemplateForm::kernel)
+        jobs.push_back({directory.filename().string() + "/" + tmpl.name, read_text_file(tmpl.source), kernelarc::task::default_knobs(tmpl),
+                        tmpl.launch->kernel, true});
+  }
+  const auto results = build_all(compiler, jobs);
+  int hopper_only = 0, blackwell = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].source.find("kernelarc/gemm_sm90.cuh") != std::string::npos) {
+      ++hopper_only;
+      EXPECT_FALSE(results[i].ok) << jobs[i].what;
+      EXPECT_THAT(results[i].diagnostics, HasSubstr("needs sm_90a")) << jobs[i].what;
+      continue;
+    }
+    ++blackwell;
+    EXPECT_TRUE(results[i].ok) << jobs[i].what << ":\n" << results[i].diagnostics;
+    EXPECT_TRUE(results[i].resources.contains(jobs[i].kernel)) << jobs[i].what << ": " << results[i].resources.dump();
+  }
+  EXPECT_GE(hopper_only, 4);
+  EXPECT_GE(blackwell, 8);
   fs::remove_all(pattern);
 }
 

@@ -22,6 +22,7 @@ class CpuBackend final : public Backend {
   bool builds_while_timing() const override { return false; }
   BuildResult build(const CandidateSource& candidate, const task::Task& task, const CpuCompiler& host_compiler,
                     const CompilerOptions& options) const override;
+  std::string compile_target(int) const override { return ""; }
   std::optional<std::string> own_native_reference() const override { return std::nullopt; }
   bool library_lookups_allowed() const override { return false; }
   void adjust_candidate_policy(SandboxPolicy& policy) const override;

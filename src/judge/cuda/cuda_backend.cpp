@@ -146,10 +146,22 @@ JudgeProtocol CudaBackend::protocol(ProtocolUse use) const {
   return protocol;
 }
 
+std::string CudaBackend::compile_target(int ordinal) const {
+  const DriverApi* api = load_driver();
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  if (!api || !api->device_get_attribute || api->device_get(&device, ordinal) != CUDA_SUCCESS ||
+      api->device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+      api->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
+    return CudaCompilerOptions{}.architecture;
+  return architecture_for(major, minor);
+}
+
 BuildResult CudaBackend::build(const CandidateSource& candidate, const task::Task&, const CpuCompiler&,
                                const CompilerOptions& options) const {
   CudaCompilerOptions cuda_options;
   cuda_options.cache_directory = options.cache_directory;
+  if (!options.cuda_architecture.empty()) cuda_options.architecture = options.cuda_architecture;
   const CudaCompiler compiler(cuda_options);
   if (candidate.form == task::TemplateForm::kernel) return compiler.build_kernel({candidate.source, candidate.flags, candidate.knobs});
   return compiler.build_library({candidate.source, candidate.flags, candidate.knobs});

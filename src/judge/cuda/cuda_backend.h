@@ -23,6 +23,7 @@ class CudaBackend final : public Backend {
   bool builds_while_timing() const override { return true; }
   BuildResult build(const CandidateSource& candidate, const task::Task& task, const CpuCompiler& host_compiler,
                     const CompilerOptions& options) const override;
+  std::string compile_target(int ordinal) const override;
   std::optional<std::string> own_native_reference() const override { return "cuda"; }
   bool library_lookups_allowed() const override { return true; }
   void adjust_candidate_policy(SandboxPolicy& policy) const override;

@@ -57,6 +57,8 @@ std::string nvcc_version_of(const fs::path& toolkit) {
 
 }  // namespace
 
+std::string architecture_for(int major, int minor) { return fmt::format("sm_{}{}{}", major, minor, major >= 9 ? "a" : ""); }
+
 CudaCompiler::CudaCompiler(CudaCompilerOptions options) : options_(std::move(options)) {
   if (options_.cache_directory.empty()) options_.cache_directory = default_cache_directory();
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) options_.toolkit = home;

@@ -20,6 +20,11 @@ struct CudaCompilerOptions {
   std::chrono::milliseconds timeout{180000};
 };
 
+// The target a device of compute capability major.minor runs: "sm_90a" (9.0, Hopper), "sm_100a" (10.0, a B200),
+// "sm_86" (8.6): the "a" target from Hopper on, whose architecture-specific instructions (wgmma, tcgen05) the
+// templates use; a cubin of one is refused by a device of another.
+std::string architecture_for(int major, int minor);
+
 struct CudaBuildRequest {
   std::string source;
   std::vector<std::string> flags;                 // extra NVRTC or nvcc options
