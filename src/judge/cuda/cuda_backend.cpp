@@ -60,7 +60,9 @@ task::DevicePeaks CudaBackend::peaks(int ordinal, const CompilerOptions&, const 
 // Copy bandwidth with a kernel of our own, tensor-core rates through cuBLASLt, and the SM clock seen right after them
 // (under load, not the idle clock); cached as calibration-cudaN.json.
 CalibrationReport CudaBackend::calibrate(int ordinal, const ProgressCallback&) const {
-  CudaCompiler compiler;
+  CudaCompilerOptions options;
+  options.architecture = compile_target(ordinal);
+  const CudaCompiler compiler(options);
   const auto measured = calibrate_gpu(ordinal, compiler);
   auto out = to_json(measured);
   const auto& api = *load_driver();
