@@ -15,6 +15,14 @@
 #error "kernelarc/gemm_sm90.cuh needs sm_90a (Hopper's wgmma); this build targets another architecture"
 #endif
 
+// The cluster attribute of a template kernel built with the SPLIT_K knob: SPLIT_K blocks a cluster, which gemm_tile's
+// kSplitK splits K over; none for SPLIT_K 1 or a kernel without the knob.
+#if defined(SPLIT_K) && SPLIT_K > 1
+#define KERNELARC_SPLIT_K_CLUSTER __cluster_dims__(SPLIT_K, 1, 1)
+#else
+#define KERNELARC_SPLIT_K_CLUSTER
+#endif
+
 namespace kernelarc::sm90 {
 
 __device__ __forceinline__ unsigned shared_address(const void* pointer) {

@@ -8,6 +8,7 @@
 // Launch: grid [ceil_div(M, BM) * ceil_div(N, BN) * SPLIT_K], block [128 * (CONSUMERS + 1)], dynamic shared memory as
 // kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple of 8 (16-byte rows), as in every workload.
 // Arguments: x, weight, y, then the var axes M, N and K.
+
 // Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "this template needs sm_90a (Hopper's wgmma); a B200 (sm_100a) needs a tcgen05 template"
@@ -16,14 +17,8 @@
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
-// SPLIT_K > 1: the blocks of a tile's cluster share its K (kernelarc/gemm_sm90.cuh, gemm_tile).
-#if SPLIT_K > 1
-#define SPLIT_K_CLUSTER __cluster_dims__(SPLIT_K, 1, 1)
-#else
-#define SPLIT_K_CLUSTER
-#endif
-
-extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) SPLIT_K_CLUSTER
+// KERNELARC_SPLIT_K_CLUSTER: with SPLIT_K > 1 the blocks of a tile's cluster share its K (kernelarc/gemm_sm90.cuh).
+extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_SPLIT_K_CLUSTER
 gemm_wgmma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ y, long long m,
            long long n, long long k) {
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K>(x, weight, nullptr, y, m, n, k);
