@@ -500,11 +500,7 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
             __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
             const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
 #pragma unroll
-            for (int e = 0; e < 8; ++e) {
-              __nv_bfloat16 v = product[e];
-              if constexpr (kActivation != 0) v = __float2bfloat16(detail::activation<kActivation>(__bfloat162float(v)));
-              o[e] = residual ? __float2bfloat16(__bfloat162float(v) + __bfloat162float(a[e])) : v;
-            }
+            for (int e = 0; e < 8; ++e) o[e] = detail::after_rounding<kActivation>(product[e], residual ? a : nullptr, e);
           }
           *reinterpret_cast<uint4*>(y + at) = out;
         } else {

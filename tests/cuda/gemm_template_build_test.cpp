@@ -91,6 +91,19 @@ std::string find_nvdisasm() {
 
 class GemmTemplateTest : public ::testing::TestWithParam<std::string> {
  protected:
+  // The SASS of the task's wgmma template built at `knobs` through NVRTC for sm_90a, disassembled by `nvdisasm`.
+  void disassemble(const std::string& nvdisasm, const KnobValues& knobs, std::string& sass) const {
+    const TemporaryCache cache;
+    CudaCompilerOptions options;
+    options.cache_directory = cache.path();
+    const CudaCompiler compiler(options);
+    const auto built = compiler.build_kernel({read_text_file(wgmma_template(task_).source), {}, knobs});
+    ASSERT_TRUE(built.ok) << built.diagnostics;
+    const auto disassembled = kernelarc::common::run_command({nvdisasm, "-c", built.library.string()}, std::chrono::seconds(60));
+    ASSERT_TRUE(disassembled.ok()) << nvdisasm << ": " << disassembled.describe() << "\n" << disassembled.output.substr(0, 2000);
+    sass = disassembled.output;
+  }
+
   kernelarc::task::Task task_ = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / GetParam());
 };
 
@@ -167,39 +180,25 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
 TEST_P(GemmTemplateTest, TheDefaultConfigurationsSassHasHgmma) {
   const std::string nvdisasm = find_nvdisasm();
   if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
-  const auto& tmpl = wgmma_template(task_);
-  const TemporaryCache cache;
-  CudaCompilerOptions options;
-  options.cache_directory = cache.path();
-  const CudaCompiler compiler(options);
-  const auto knobs = kernelarc::task::default_knobs(tmpl);
-  const auto built = compiler.build_kernel({read_text_file(tmpl.source), {}, knobs});
-  ASSERT_TRUE(built.ok) << built.diagnostics;
-  const auto sass = kernelarc::common::run_command({nvdisasm, "-c", built.library.string()}, std::chrono::seconds(60));
-  ASSERT_TRUE(sass.ok()) << nvdisasm << ": " << sass.describe() << "\n" << sass.output.substr(0, 2000);
-  EXPECT_THAT(sass.output, HasSubstr(fmt::format("HGMMA.64x{}x16.F32.BF16", knobs.at("BN"))));
-  EXPECT_THAT(sass.output, HasSubstr("SYNCS.PHASECHK")) << "the ring waits on mbarriers";
-  EXPECT_THAT(sass.output, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
+  const auto knobs = kernelarc::task::default_knobs(wgmma_template(task_));
+  std::string sass;
+  ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+  EXPECT_THAT(sass, HasSubstr(fmt::format("HGMMA.64x{}x16.F32.BF16", knobs.at("BN"))));
+  EXPECT_THAT(sass, HasSubstr("SYNCS.PHASECHK")) << "the ring waits on mbarriers";
+  EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
 }
 
 // With SPLIT_K the blocks of a cluster meet at cluster barriers (UCGABAR in SASS) around the reduction of their sums.
 TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
   const std::string nvdisasm = find_nvdisasm();
   if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
-  const auto& tmpl = wgmma_template(task_);
-  const TemporaryCache cache;
-  CudaCompilerOptions options;
-  options.cache_directory = cache.path();
-  const CudaCompiler compiler(options);
-  auto knobs = kernelarc::task::default_knobs(tmpl);
+  auto knobs = kernelarc::task::default_knobs(wgmma_template(task_));
   knobs["SPLIT_K"] = 4;
-  const auto built = compiler.build_kernel({read_text_file(tmpl.source), {}, knobs});
-  ASSERT_TRUE(built.ok) << built.diagnostics;
-  const auto sass = kernelarc::common::run_command({nvdisasm, "-c", built.library.string()}, std::chrono::seconds(60));
-  ASSERT_TRUE(sass.ok()) << nvdisasm << ": " << sass.describe() << "\n" << sass.output.substr(0, 2000);
-  EXPECT_THAT(sass.output, HasSubstr("UCGABAR_ARV"));
-  EXPECT_THAT(sass.output, HasSubstr("UCGABAR_WAIT"));
-  EXPECT_THAT(sass.output, HasSubstr("HGMMA"));
+  std::string sass;
+  ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+  EXPECT_THAT(sass, HasSubstr("UCGABAR_ARV"));
+  EXPECT_THAT(sass, HasSubstr("UCGABAR_WAIT"));
+  EXPECT_THAT(sass, HasSubstr("HGMMA"));
 }
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu"),
