@@ -309,6 +309,38 @@ json judged_cuda_flags() {
           "-U__CUDA_NO_BFLOAT16_CONVERSIONS__"};
 }
 
+// The architecture the judge built the candidate for ("sm_90a"), read from its recorded build command (NVRTC's
+// --gpu-architecture or nvcc's -gencode); empty when the build recorded none.
+std::string judged_architecture(const store::CandidateRecord& candidate) {
+  const json build = parse_or_empty(candidate.build_json);
+  const auto command = build.find("command");
+  if (command == build.end() || !command->is_array()) return {};
+  for (const auto& part : *command) {
+    if (!part.is_string()) continue;
+    const auto text = part.get<std::string>();
+    for (const std::string_view marker : {"--gpu-architecture=", "code="})
+      if (const auto at = text.rfind(marker); at != std::string::npos && text.compare(at + marker.size(), 3, "sm_") == 0)
+        return text.substr(at + marker.size());
+  }
+  return {};
+}
+
+// -gencode flags for the targets: LOCAL is the architecture the candidate was judged on, B200 is sm_100a. Named
+// explicitly, because the benchmark otherwise builds for its GPU's plain architecture (sm_90, without the wgmma
+// and setmaxnreg that sm_90a has). None when LOCAL's architecture was not recorded: the benchmark then picks.
+std::vector<std::string> architecture_flags(const Context& c, const std::vector<std::string>& target_hardware) {
+  std::vector<std::string> architectures;
+  for (const auto& target : target_hardware) {
+    const std::string architecture = target == "B200" ? "sm_100a" : judged_architecture(c.candidate);
+    if (architecture.empty()) return {};
+    if (std::find(architectures.begin(), architectures.end(), architecture) == architectures.end()) architectures.push_back(architecture);
+  }
+  std::vector<std::string> flags;
+  for (const auto& architecture : architectures)
+    flags.push_back(fmt::format("-gencode=arch=compute_{0},code=sm_{0}", architecture.substr(3)));
+  return flags;
+}
+
 std::string export_solution(const Context& c, const std::vector<std::string>& target_hardware) {
   if (!c.on_cuda)
     throw ExportError(fmt::format("run {} was judged on the CPU: SOL-ExecBench wants a CUDA kernel; export its source with --format source",
@@ -340,6 +372,8 @@ std::string export_solution(const Context& c, const std::vector<std::string>& ta
   if (!c.parts.empty()) description += fmt::format("; composed of {} configurations, one per class of workload sizes, picked at launch", c.parts.size());
   if (c.kernel_form) description += "; kernel-only, with a generated host launcher";
   description += ".";
+  json cuda_flags = architecture_flags(c, target_hardware);
+  for (const auto& flag : judged_cuda_flags()) cuda_flags.push_back(flag);
   json solution = {
       {"name", solution_name(c)},
       {"definition", c.task.definition.name},
@@ -352,7 +386,7 @@ std::string export_solution(const Context& c, const std::vector<std::string>& ta
         {"destination_passing_style", true},
         {"binding", "torch"},
         {"dependencies", json::array()},
-        {"compile_options", {{"cflags", {"-O3", "-std=c++17"}}, {"cuda_cflags", judged_cuda_flags()}, {"ld_flags", {"-lcuda"}}}}}},
+        {"compile_options", {{"cflags", {"-O3", "-std=c++17"}}, {"cuda_cflags", cuda_flags}, {"ld_flags", {"-lcuda"}}}}}},
       {"sources", json::array({{{"path", kernel_file}, {"content", kernel}},
                                {{"path", binding_file}, {"content", binding}},
                                {{"path", "kernelarc/candidate_abi.h"}, {"content", std::string(judge::candidate_abi_header())}},
@@ -401,6 +435,9 @@ ExportedCandidate export_candidate(const store::Store& store, const ExportReques
     out.text = export_solution(c, request.target_hardware);
     if (std::find(request.target_hardware.begin(), request.target_hardware.end(), "B200") != request.target_hardware.end())
       out.notes.push_back(fmt::format("the kernel was judged on {}, not on a B200", c.run.device));
+    if (std::find(request.target_hardware.begin(), request.target_hardware.end(), "LOCAL") != request.target_hardware.end() &&
+        judged_architecture(c.candidate).empty())
+      out.notes.push_back(fmt::format("candidate {}'s build recorded no GPU architecture: the benchmark builds it for its own GPU's", c.candidate.id));
   }
   return out;
 }

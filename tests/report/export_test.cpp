@@ -205,8 +205,43 @@ TEST_F(ExportTest, SolutionJsonHasEveryFieldAndBindsTheCandidate) {
   request.target_hardware = {"B200", "LOCAL"};
   const auto for_b200 = export_candidate(store_, request);
   EXPECT_EQ(json::parse(for_b200.text)["spec"]["target_hardware"], json::array({"B200", "LOCAL"}));
-  ASSERT_EQ(for_b200.notes.size(), 1u);
+  ASSERT_EQ(for_b200.notes.size(), 2u);
   EXPECT_THAT(for_b200.notes[0], HasSubstr("not on a B200"));
+  EXPECT_THAT(for_b200.notes[1], HasSubstr("recorded no GPU architecture"));
+}
+
+// The benchmark builds for its GPU's plain architecture (sm_90) unless the solution names one, and a wgmma kernel
+// needs sm_90a: the export names the architecture the judge built for, and sm_100a for a B200.
+TEST_F(ExportTest, SolutionJsonNamesTheArchitectureTheCandidateWasJudgedOn) {
+  const auto& task = builtin("gemm_bf16");
+  const auto& tmpl = testing::first_template(task, "cuda", task::TemplateForm::kernel);
+  testing::RecordedCandidate nvrtc{testing::first_knobs(tmpl), "first", 3000};
+  nvrtc.build_command = {"--gpu-architecture=sm_90a", "--std=c++17", "-lineinfo"};
+  const auto run = testing::record_run(store_, task, tmpl, "cuda:0", {nvrtc});
+  ExportRequest request;
+  request.run_id = run.run_id;
+  request.format = ExportFormat::solution_json;
+  const auto flags_for = [&](std::vector<std::string> targets) {
+    request.target_hardware = std::move(targets);
+    const auto exported = export_candidate(store_, request);
+    return json::parse(exported.text)["spec"]["compile_options"]["cuda_cflags"];
+  };
+  const json local = flags_for({"LOCAL"});
+  ASSERT_GE(local.size(), 2u);
+  EXPECT_EQ(local[0], "-gencode=arch=compute_90a,code=sm_90a");
+  EXPECT_EQ(local[1], "-O3") << "the judged flags follow";
+  const json both = flags_for({"B200", "LOCAL"});
+  EXPECT_EQ(both[0], "-gencode=arch=compute_100a,code=sm_100a");
+  EXPECT_EQ(both[1], "-gencode=arch=compute_90a,code=sm_90a");
+  EXPECT_EQ(flags_for({"B200"})[1], "-O3") << "B200 alone: sm_100a only";
+
+  testing::RecordedCandidate nvcc = nvrtc;
+  nvcc.build_command = {"nvcc", "-O3", "-gencode=arch=compute_100a,code=sm_100a", "-shared"};
+  request.run_id = testing::record_run(store_, task, tmpl, "cuda:0", {nvcc}).run_id;
+  EXPECT_EQ(flags_for({"LOCAL"})[0], "-gencode=arch=compute_100a,code=sm_100a");
+
+  request.run_id = testing::record_run(store_, task, tmpl, "cuda:0", {{testing::first_knobs(tmpl), "first", 3000}}).run_id;
+  EXPECT_EQ(flags_for({"LOCAL"})[0], "-O3") << "no recorded architecture: none named, the benchmark picks";
 }
 
 TEST_F(ExportTest, FullFormCudaCandidateIsExportedAsItIs) {

@@ -30,6 +30,7 @@ struct RecordedCandidate {
   std::string status = "PASSED";   // every workload's verdict
   double again_ns = 0;             // > 0: measured a second time (before a promotion), the first workload at this
   std::string source;              // empty: the template's
+  std::vector<std::string> build_command;  // the compiler's command as the judge records it (none: not recorded)
 };
 
 struct RecordedRun {
@@ -120,7 +121,7 @@ inline RecordedRun record_run(store::Store& store, const task::Task& task, const
       candidate.parent_id = best;
       candidate.proposer = number == 0 ? "start" : "agent-1";
       candidate.hypothesis = number == 0 ? "the template's knobs at their first values" : "a step of one knob";
-      candidate.build_json = json{{"ok", true}}.dump();
+      candidate.build_json = (spec.build_command.empty() ? json{{"ok", true}} : json{{"ok", true}, {"command", spec.build_command}}).dump();
       const auto id = store.add_candidate(candidate);
       for (const bool again : {false, true}) {
         const double first_ns = again ? spec.again_ns : spec.time_ns;
