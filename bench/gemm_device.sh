@@ -4,13 +4,13 @@
 #   bash bench/gemm_device.sh OUT_DIR
 #
 # From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
-#   1. smoke: `kernelarc eval gemm_bf16 --template wgmma_cuda --device cuda:0 --correctness-only` for the default (every
-#      workload) and a few configurations that cover every code path (one consumer, BK 128, BN 128 and 64, the register
-#      epilogue; on five workloads with every edge), and the residual, bias-GELU and gate-up tasks' defaults and other paths;
-#   2. cuBLAS through torch (the tasks' PyTorch references: torch.matmul, and torch.matmul then the add) re-measured
-#      per workload in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
-#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), and the
-#      residual task's default against torch's matmul + add;
+#   1. smoke: `kernelarc eval TASK --template wgmma_cuda --device cuda:0 --correctness-only`: the paths never yet run on a
+#      GPU first (fp8, gate-up, bias-GELU's other paths), then gemm_bf16's other paths (one consumer, BK 128, BN 128 and
+#      64, the register epilogue, split-K; on a few workloads with every edge), then each task's default on every workload;
+#   2. the tasks' PyTorch references (torch.matmul, torch.matmul then the add, torch._scaled_mm) re-measured per workload
+#      in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
+#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), the same grid of
+#      gemm_fp8_rowwise against torch._scaled_mm, and the residual task's epilogues against torch's matmul + add;
 #   4. OUT_DIR/gemm.md: the smoke verdicts, TFLOP/s per workload beside cuBLAS's, each configuration's geometric mean
 #      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
 #
@@ -50,22 +50,27 @@ few_bf16=(gemm_bf16-1x4096x4096 gemm_bf16-586x2560x2560 gemm_bf16-1571x5120x5120
 few_residual=(gemm_bf16_residual-1x4096x4096 gemm_bf16_residual-586x2560x2560 gemm_bf16_residual-1571x2560x2560)
 few_bias_gelu=(gemm_bf16_bias_gelu-1x10240x2560 gemm_bf16_bias_gelu-586x10240x2560 gemm_bf16_bias_gelu-1571x6400x1600)
 few_gate_up=(gemm_bf16_gate_up_silu-1x8192x3072 gemm_bf16_gate_up_silu-586x18944x3584 gemm_bf16_gate_up_silu-1571x8192x3072)
+# The paths never yet run on a GPU first, the whole-task defaults (long: every workload) last.
+few_fp8=(gemm_fp8_rowwise-1x4096x4096 gemm_fp8_rowwise-128x14336x4096 gemm_fp8_rowwise-1571x8192x8192)
 smoke_cases=(
-  "default gemm_bf16"
-  "default gemm_bf16_residual"
-  "one_consumer gemm_bf16 BM=64 CONSUMERS=1 BN=256"
-  "bk128 gemm_bf16 BK=128 STAGES=3"
-  "bn128_registers gemm_bf16 BN=128 EPILOGUE=0 GROUP_M=1"
-  "bm256_bn64 gemm_bf16 BM=256 BN=64 STAGES=6"
-  "registers gemm_bf16_residual EPILOGUE=0"
-  "split4 gemm_bf16 SPLIT_K=4"
-  "split8_bn128 gemm_bf16 SPLIT_K=8 BN=128 EPILOGUE=0"
-  "split2 gemm_bf16_residual SPLIT_K=2"
-  "default gemm_bf16_bias_gelu"
-  "split4 gemm_bf16_bias_gelu SPLIT_K=4"
+  "default gemm_fp8_rowwise"
+  "split4 gemm_fp8_rowwise SPLIT_K=4"
+  "registers_bk256 gemm_fp8_rowwise EPILOGUE=0 BK=256 STAGES=2"
   "default gemm_bf16_gate_up_silu"
   "bn128_split4 gemm_bf16_gate_up_silu BN=128 SPLIT_K=4 BK=128 STAGES=3"
+  "split4 gemm_bf16_bias_gelu SPLIT_K=4"
   "registers gemm_bf16_bias_gelu EPILOGUE=0"
+  "bk128 gemm_bf16 BK=128 STAGES=2"
+  "bm256_bn64 gemm_bf16 BM=256 BN=64 STAGES=5"
+  "one_consumer gemm_bf16 BM=64 CONSUMERS=1 BN=256"
+  "bn128_registers gemm_bf16 BN=128 EPILOGUE=0 GROUP_M=1"
+  "split4 gemm_bf16 SPLIT_K=4"
+  "split8_bn128 gemm_bf16 SPLIT_K=8 BN=128 EPILOGUE=0"
+  "registers gemm_bf16_residual EPILOGUE=0"
+  "split2 gemm_bf16_residual SPLIT_K=2"
+  "default gemm_bf16_bias_gelu"
+  "default gemm_bf16_residual"
+  "default gemm_bf16"
 )
 mkdir -p "$out/smoke"
 smoke_deadline=$(($(date +%s) + smoke_limit))
@@ -80,6 +85,7 @@ for case in "${smoke_cases[@]}"; do
       gemm_bf16) few=("${few_bf16[@]}") ;;
       gemm_bf16_residual) few=("${few_residual[@]}") ;;
       gemm_bf16_gate_up_silu) few=("${few_gate_up[@]}") ;;
+      gemm_fp8_rowwise) few=("${few_fp8[@]}") ;;
       *) few=("${few_bias_gelu[@]}") ;;
     esac
     for uuid in "${few[@]}"; do only+=(--workload "$uuid"); done
@@ -97,8 +103,8 @@ for case in "${smoke_cases[@]}"; do
 done
 
 # 2. cuBLAS through torch, per workload, in this call.
-say "torch: bench/torch_baselines.py (eager only: cuBLAS, and cuBLAS then the add)"
-timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16 gemm_bf16_residual --no-compile --iterations 30 --warmup 5 \
+say "torch: bench/torch_baselines.py (eager only: cuBLAS, cuBLAS then the add, torch._scaled_mm)"
+timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16 gemm_bf16_residual gemm_fp8_rowwise --no-compile --iterations 30 --warmup 5 \
   > "$out/torch.log" 2>&1 || echo "torch baselines: exit $? (see torch.log)"
 tail -n 3 "$out/torch.log"
 
@@ -107,6 +113,12 @@ tail -n 3 "$out/torch.log"
 say "sweep: kernelarc sweep gemm_bf16 --template wgmma_cuda ${sweep_knobs[*]} --device $device"
 timeout "$sweep_limit" "$kernelarc" sweep gemm_bf16 --template wgmma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
   > "$out/sweep-gemm_bf16.json" 2> "$out/sweep-gemm_bf16.log" || echo "sweep gemm_bf16: exit $? (see sweep-gemm_bf16.log)"
+left=$((began + 400 - $(date +%s)))
+if ((left > 20)); then
+  say "sweep: kernelarc sweep gemm_fp8_rowwise --template wgmma_cuda ${sweep_knobs[*]} --device $device"
+  timeout "$left" "$kernelarc" sweep gemm_fp8_rowwise --template wgmma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
+    > "$out/sweep-gemm_fp8_rowwise.json" 2> "$out/sweep-gemm_fp8_rowwise.log" || echo "sweep gemm_fp8_rowwise: exit $?"
+fi
 left=$((began + 440 - $(date +%s)))
 if ((left > 20)); then
   say "sweep: kernelarc sweep gemm_bf16_residual --template wgmma_cuda --knob EPILOGUE=1,0 --device $device"

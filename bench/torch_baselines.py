@@ -24,6 +24,7 @@ from kernelarc_oracle import device_times_ns, pin_precision  # noqa: E402  the o
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}
+DTYPES.update({name: getattr(torch, name) for name in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, name)})
 
 
 def load_task(directory):
@@ -52,6 +53,8 @@ def make_inputs(definition, workload, generator):
         shape = [axes[axis] for axis in (spec["shape"] or [])]
         dtype = DTYPES[spec["dtype"]]
         tensor = torch.randn(shape, generator=generator, device="cuda", dtype=torch.float32)
+        if "scale" in name:  # dequantisation scales are positive, as the judge makes them
+            tensor = tensor.abs() + 0.1
         args.append(tensor.to(dtype) if dtype.is_floating_point else tensor.abs().mul(16).to(dtype))
     return args
 

@@ -9,6 +9,7 @@
 #define KERNELARC_GEMM_SM90_CUH
 
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 
 // wgmma, setmaxnreg and this tile's barriers are Hopper's own (sm_90a): a B200 (sm_100a) needs a tcgen05 tile instead.
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -91,7 +92,7 @@ template <int kRegisters> __device__ __forceinline__ void registers_decrease() {
 
 // ---- wgmma ----
 
-// The descriptor of a K-major operand in the 128-byte swizzle: rows of 64 bf16 (128 bytes), eight rows a 1024-byte atom
+// The descriptor of a K-major operand in the 128-byte swizzle: rows of 128 bytes (64 bf16, 128 fp8), eight rows a 1024-byte atom
 // (stride byte offset 1024; the leading byte offset is unused in this layout), atoms 1024-byte aligned.
 __device__ __forceinline__ unsigned long long swizzled_descriptor(unsigned address) {
   return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) | (1ull << 16) | (static_cast<unsigned long long>(1024 >> 4) << 32) |
@@ -104,95 +105,120 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 }
 
-// d (64 x N, fp32, the warpgroup's fragment: N / 2 a thread) += a (64 x 16) * b (N x 16)^T, both from shared memory.
-template <int N> struct Wgmma;
+// d (64 x N, fp32, the warpgroup's fragment: N / 2 a thread) += a (64 x K) * b (N x K)^T, both from shared memory: one
+// instruction covers 32 bytes of K, k16 for bf16 and k32 for fp8 e4m3. KERNELARC_WGMMA_N(N, INSTRUCTION, TAIL) writes
+// the instruction with N / 2 accumulators; TAIL is what follows the scale-d predicate (bf16 takes the two operands'
+// transposes too, fp8 has none).
+#define KERNELARC_WGMMA_64(INSTRUCTION, TAIL)                                              \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" INSTRUCTION " {"                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+  "}, %32, %33, p" TAIL ";\n}\n"                                                       \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+               : "l"(a), "l"(b), "r"(1)                                                   \
+               : "memory")
+#define KERNELARC_WGMMA_128(INSTRUCTION, TAIL)                                              \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" INSTRUCTION " {"                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
+  "}, %64, %65, p" TAIL ";\n}\n"                                                       \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+               : "l"(a), "l"(b), "r"(1)                                                   \
+               : "memory")
+#define KERNELARC_WGMMA_256(INSTRUCTION, TAIL)                                              \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" INSTRUCTION " {"                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95," \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+  "}, %128, %129, p" TAIL ";\n}\n"                                                       \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+               : "l"(a), "l"(b), "r"(1)                                                   \
+               : "memory")
 
-template <> struct Wgmma<64> {
+template <int N, typename Input = __nv_bfloat16> struct Wgmma;
+
+template <> struct Wgmma<64, __nv_bfloat16> {
   static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long a, unsigned long long b) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(a), "l"(b), "r"(1)
-        : "memory");
+    KERNELARC_WGMMA_64("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", ", 1, 1, 0, 0");
+  }
+};
+template <> struct Wgmma<64, __nv_fp8_e4m3> {
+  static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long a, unsigned long long b) {
+    KERNELARC_WGMMA_64("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", ", 1, 1");
   }
 };
 
-template <> struct Wgmma<128> {
+template <> struct Wgmma<128, __nv_bfloat16> {
   static __device__ __forceinline__ void mma(float (&d)[64], unsigned long long a, unsigned long long b) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(a), "l"(b), "r"(1)
-        : "memory");
+    KERNELARC_WGMMA_128("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", ", 1, 1, 0, 0");
+  }
+};
+template <> struct Wgmma<128, __nv_fp8_e4m3> {
+  static __device__ __forceinline__ void mma(float (&d)[64], unsigned long long a, unsigned long long b) {
+    KERNELARC_WGMMA_128("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", ", 1, 1");
   }
 };
 
-template <> struct Wgmma<256> {
+template <> struct Wgmma<256, __nv_bfloat16> {
   static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
-        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-        "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(a), "l"(b), "r"(1)
-        : "memory");
+    KERNELARC_WGMMA_256("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 0, 0");
   }
 };
+template <> struct Wgmma<256, __nv_fp8_e4m3> {
+  static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b) {
+    KERNELARC_WGMMA_256("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", ", 1, 1");
+  }
+};
+
+#undef KERNELARC_WGMMA_64
+#undef KERNELARC_WGMMA_128
+#undef KERNELARC_WGMMA_256
+
 // ---- one tile of y = act(x @ w^T + bias) + residual ----
 
 // A tile's shape and the shared memory it needs, from the template's knobs. The ring: kStages stages, each the
-// kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as kBlockK / 64 column blocks of 128-byte
-// swizzled rows.
-template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged, int kSplitK = 1>
+// kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as column blocks of 128-byte swizzled rows
+// (64 bf16 or 128 fp8 a row: kInputBytes a value).
+template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged, int kSplitK = 1, int kInputBytes = 2>
 struct TileShape {
   static constexpr int kThreads = 128 * (kConsumers + 1);  // warpgroup 0 loads, warpgroups 1.. multiply
   static constexpr int kConsumerRows = kBlockM / kConsumers;    // rows of the tile one consumer warpgroup owns
   static constexpr int kMmas = kConsumerRows / 64;         // m64 instructions per k16 step and warpgroup
   static constexpr int kAccumulators = kMmas * kBlockN / 2;     // fp32 registers a consumer thread holds
-  static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * 2;
+  static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * kInputBytes;
+  static constexpr int kColumnBlocks = kBlockK * kInputBytes / 128;  // 128-byte rows a slice's row spans
   static constexpr int kStagingPitch = kBlockN + 8;             // bf16 a row of the epilogue's tile: conflict-free writes
   static constexpr int kStagingBytes = kStaged ? kBlockM * kStagingPitch * 2 : 0;
   static constexpr int kPartialBytes = kSplitK > 1 ? kBlockM * kBlockN * 4 : 0;  // a split's fp32 sums, for the cluster's first block
@@ -202,7 +228,8 @@ struct TileShape {
   // What the launch rule must give: the data, its 1024-byte alignment, and the barriers after it.
   static constexpr int kSharedBytes = kDataBytes + 1024 + 16 * kStages;
 
-  static_assert(kBlockM % 64 == 0 && kBlockN % 64 == 0 && kBlockK % 64 == 0, "kBlockM, kBlockN, kBlockK: multiples of 64");
+  static_assert(kBlockM % 64 == 0 && kBlockN % 64 == 0, "kBlockM, kBlockN: multiples of 64");
+  static_assert(kBlockK * kInputBytes % 128 == 0, "kBlockK: whole 128-byte rows (a multiple of 64 bf16 or 128 fp8)");
   static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
   static_assert(kConsumerRows % 64 == 0, "each consumer warpgroup owns a multiple of 64 rows");
   static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 256, "kBlockN: 64, 128 or 256 (one wgmma spans the tile's columns)");
@@ -216,19 +243,19 @@ namespace detail {
 
 // kRows x kBlockK of a K-contiguous matrix, from `corner` (its element at the slice's first row and column), into its
 // swizzled place, by the 128 producer threads; zeros past `rows` rows and `columns` columns. Whole 16-byte chunks: K is a
-// multiple of 8. Each 64-column block of the slice holds kBlockRows rows in shared memory (kRows, or more where two
-// matrices share the block: the gate-up tile). The producer runs on 56 registers.
-template <int kRows, int kBlockK, int kBlockRows = kRows>
-__device__ __forceinline__ void load_slice(unsigned destination, const __nv_bfloat16* corner, int rows, int columns, long long k,
-                                           int thread) {
-  constexpr int kChunksPerRow = kBlockK / 8;
+// multiple of 16 bytes (8 bf16, 16 fp8). Each 128-byte column block of the slice holds kBlockRows rows in shared memory
+// (kRows, or more where two matrices share the block: the gate-up tile). The producer runs on 56 registers.
+template <int kRows, int kBlockK, int kBlockRows = kRows, typename Input>
+__device__ __forceinline__ void load_slice(unsigned destination, const Input* corner, int rows, int columns, long long k, int thread) {
+  constexpr int kPerChunk = 16 / sizeof(Input);  // values a 16-byte copy moves
+  constexpr int kChunksPerRow = kBlockK / kPerChunk;
   constexpr int kRowsPerPass = 128 / kChunksPerRow;  // a multiple of 8: a thread's rows share their swizzle
   static_assert(kRows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "whole passes of the producer warpgroup");
   const int column = thread % kChunksPerRow, first_row = thread / kChunksPerRow;
   const unsigned to = destination + (column / 8) * (kBlockRows * 128) + first_row * 128 + (((column % 8) ^ (first_row % 8)) << 4);
-  const bool column_inside = column * 8 < columns;
+  const bool column_inside = column * kPerChunk < columns;
   // One pointer stepped pass by pass, so that the compiler keeps no per-pass addresses alive across k tiles.
-  const __nv_bfloat16* from = corner + first_row * k + column * 8;
+  const Input* from = corner + first_row * k + column * kPerChunk;
   const long long step = kRowsPerPass * k;
 #pragma unroll
   for (int pass = 0; pass < kRows / kRowsPerPass; ++pass, from += step) {
@@ -310,6 +337,41 @@ __device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char*
   return rank == 0;
 }
 
+// fp8's dequantisation, in place on a consumer thread's fp32 sums (register 4j + 2h + c of m64 fragment i is row
+// first_row + 64 i + 8 h, column first_column + 8 j + c): kScale 1 multiplies each by row_scale[0] * column_scale[0] (per
+// tensor), 2 the sum of row r and column c by column_scale[c], then by row_scale[r] (per row of x and of w), as
+// torch._scaled_mm does before its one rounding to bf16.
+template <int kMmas, int kBlockN, int kScale, typename Accumulators>
+__device__ __forceinline__ void scale_sums(Accumulators& acc, const float* row_scale, const float* column_scale, long long first_row,
+                                           long long first_column, long long m, long long n) {
+  static_assert(kScale >= 0 && kScale <= 2, "kScale: 0 none, 1 per tensor, 2 per row");
+  if constexpr (kScale == 1) {
+    const float both = row_scale[0] * column_scale[0];
+#pragma unroll
+    for (int i = 0; i < kMmas; ++i)
+#pragma unroll
+      for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] *= both;
+  } else if constexpr (kScale == 2) {
+    float columns[kBlockN / 4];  // the two columns of each of the thread's kBlockN / 8 column groups
+#pragma unroll
+    for (int j = 0; j < kBlockN / 4; ++j) {
+      const long long column = first_column + 8 * (j / 2) + j % 2;
+      columns[j] = column < n ? column_scale[column] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < kMmas; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const long long row = first_row + 64 * i + 8 * h;
+        const float by_row = row < m ? row_scale[row] : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) acc[i][4 * j + 2 * h + c] = acc[i][4 * j + 2 * h + c] * columns[2 * j + c] * by_row;
+      }
+  }
+}
+
 }  // namespace detail
 
 // The tile of blockIdx.x / kSplitK (kGroupM tile rows walked column by column, so that blocks running together share x
@@ -321,17 +383,19 @@ __device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char*
 // block's kBlockN product columns being kBlockN / 2 rows of w then the same rows of w_up, so that a consumer thread holds
 // each gate sum with its up sum; kBlockN / 2 columns of y a tile, stored from registers. Launch: grid [ceil_div(M,
 // kBlockM) * ceil_div(N, kBlockN, or kBlockN / 2 with kGateUp) * kSplitK], block [128 * (kConsumers + 1)],
-// TileShape::kSharedBytes of dynamic shared memory; K a multiple of 8. kStaged: the epilogue goes through shared memory
-// (16-byte coalesced stores) rather than straight from registers.
+// TileShape::kSharedBytes of dynamic shared memory; K a multiple of 16 bytes. kStaged: the epilogue goes through shared
+// memory (16-byte coalesced stores) rather than straight from registers. Input __nv_fp8_e4m3: x and w in fp8 e4m3 (QGMMA),
+// the sums dequantised by kScale (detail::scale_sums) from row_scale (x's) and column_scale (w's) before the epilogue.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
-          int kSplitK = 1, bool kGateUp = false>
-__device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+          int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0>
+__device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Input* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
-                                          const __nv_bfloat16* __restrict__ w_up = nullptr) {
-  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK>;
+                                          const Input* __restrict__ w_up = nullptr, const float* __restrict__ row_scale = nullptr,
+                                          const float* __restrict__ column_scale = nullptr) {
+  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input)>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
-  static_assert(!kGateUp || (!kStaged && kActivation == 0), "the gate-up epilogue is its own, from registers");
+  static_assert(!kGateUp || (!kStaged && kActivation == 0 && kScale == 0), "the gate-up epilogue is its own, from registers");
   constexpr int kOutColumns = kGateUp ? kBlockN / 2 : kBlockN;  // columns of y a tile
   extern __shared__ unsigned char shared_raw[];
   const unsigned raw = shared_address(shared_raw);
@@ -371,12 +435,12 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
       const long long k0 = (kt_begin + kt) * kBlockK;
       const int columns = static_cast<int>(k - k0 < kBlockK ? k - k0 : kBlockK);
       detail::load_slice<kBlockM, kBlockK>(stage, x + m0 * k + k0, rows_x, columns, k, thread);
-      if constexpr (kGateUp) {  // gate rows, then the same rows of up, in each 64-column block of the weight slice
-        const unsigned weights = stage + kBlockM * kBlockK * 2;
+      if constexpr (kGateUp) {  // gate rows, then the same rows of up, in each 128-byte column block of the weight slice
+        const unsigned weights = stage + kBlockM * kBlockK * sizeof(Input);
         detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights, w + n0 * k + k0, rows_w, columns, k, thread);
         detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights + kBlockN / 2 * 128, w_up + n0 * k + k0, rows_w, columns, k, thread);
       } else {
-        detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * 2, w + n0 * k + k0, rows_w, columns, k, thread);
+        detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * sizeof(Input), w + n0 * k + k0, rows_w, columns, k, thread);
       }
       copies_arrive(full + 8 * s);
     }
@@ -400,15 +464,15 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
       fence_async_shared();
       wgmma_fence();
       const unsigned stage = base + s * Shape::kStageBytes;
-      const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * 2;
+      const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * sizeof(Input);
 #pragma unroll
-      for (int block = 0; block < kBlockK / 64; ++block)
+      for (int block = 0; block < Shape::kColumnBlocks; ++block)
 #pragma unroll
-        for (int step = 0; step < 4; ++step) {
+        for (int step = 0; step < 4; ++step) {  // 32 bytes of K an instruction
           const unsigned long long b = swizzled_descriptor(b_stage + block * kBlockN * 128 + step * 32);
 #pragma unroll
           for (int i = 0; i < Shape::kMmas; ++i)
-            Wgmma<kBlockN>::mma(acc[i], swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32), b);
+            Wgmma<kBlockN, Input>::mma(acc[i], swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32), b);
         }
       wgmma_commit();
       wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
@@ -421,6 +485,9 @@ __device__ __forceinline__ void gemm_tile(const __nv_bfloat16* __restrict__ x, c
 
     // Fragment of m64nNk16: register 4j + 2h + c of a thread is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c.
     const int row_in_mma = 16 * warp + lane / 4, column_in_8 = 2 * (lane % 4);
+    if constexpr (kScale != 0)
+      detail::scale_sums<Shape::kMmas, kBlockN, kScale>(acc, row_scale, column_scale, m0 + consumer * Shape::kConsumerRows + row_in_mma,
+                                                        n0 + column_in_8, m, n);
     if constexpr (kGateUp) {
       const bool pairs = n % 2 == 0;
       constexpr int kUp = kBlockN / 16;  // the up sum of a gate sum in register 4j + 2h + c is in register 4 (j + kUp) + 2h + c

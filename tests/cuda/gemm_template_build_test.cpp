@@ -1,7 +1,7 @@
-// The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual, gemm_bf16_bias_gelu, gemm_bf16_gate_up_silu: wgmma_cuda)
-// without a GPU: the knob constraints reject what cannot run (shared memory past 227 KiB, more than 128 accumulators a
-// thread), the allowed configurations build through NVRTC for sm_90a with no spills and a fraction of a second each, and
-// the SASS holds HGMMA.
+// The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual, gemm_bf16_bias_gelu, gemm_bf16_gate_up_silu,
+// gemm_fp8_rowwise: wgmma_cuda) without a GPU: the knob constraints reject what cannot run (shared memory past 227 KiB,
+// more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a with no spills and a
+// fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8).
 // A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 #include "common/subprocess.h"
 #include "judge/build_cache.h"
 #include "judge/cuda/cuda_compiler.h"
+#include "task/dtype.h"
 #include "task/knob_grid.h"
 #include "task/task.h"
 #include "task/task_library.h"
@@ -47,6 +48,14 @@ kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> swept;
   for (const auto& knob : tmpl.knobs) swept.emplace_back(knob.name, knob.values);
   return kernelarc::task::expand_knob_grid(tmpl, swept);
+}
+
+// Bytes of one value of the multiplied operands (the task's first input): 2 for bf16, 1 for fp8.
+std::int64_t operand_bytes(const kernelarc::task::Task& task) { return kernelarc::task::dtype_bits(task.definition.inputs.front().dtype) / 8; }
+
+// The tensor-core instruction the default configuration's SASS must hold: Hopper's HGMMA for bf16, QGMMA for fp8 e4m3.
+std::string expected_mma(const kernelarc::task::Task& task, std::int64_t block_n) {
+  return operand_bytes(task) == 1 ? fmt::format("QGMMA.64x{}x32.F32.E4M3.E4M3", block_n) : fmt::format("HGMMA.64x{}x16.F32.BF16", block_n);
 }
 
 std::string describe(const KnobValues& knobs) {
@@ -116,14 +125,15 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   EXPECT_EQ(grid.configurations.size() + grid.skipped.size(), combinations);
   EXPECT_GE(grid.configurations.size(), 100u) << "a space worth searching";
   EXPECT_FALSE(grid.skipped.empty());
-  const auto rule_allows = [](const KnobValues& k) {
+  const std::int64_t bytes = operand_bytes(task_);
+  const auto rule_allows = [bytes](const KnobValues& k) {
     const auto at = [&](const char* name) { return k.at(name); };
-    const std::int64_t ring = at("STAGES") * (at("BM") + at("BN")) * at("BK") * 2;
+    const std::int64_t ring = at("STAGES") * (at("BM") + at("BN")) * at("BK") * bytes;
     const std::int64_t staging = (k.count("EPILOGUE") ? at("EPILOGUE") : 0) * at("BM") * (at("BN") + 8) * 2;  // gate-up has none
     const std::int64_t partials = (at("SPLIT_K") > 1) * at("BM") * at("BN") * 4;  // the fp32 sums a split leaves its cluster
     const std::int64_t shared = std::max({ring, staging, partials}) + 1024 + 16 * at("STAGES");
     const std::int64_t rows = at("BM") / at("CONSUMERS");
-    return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= 128 && shared <= kSharedLimit;
+    return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= 128 && at("BK") * bytes % 128 == 0 && shared <= kSharedLimit;
   };
   for (const auto& knobs : grid.configurations) EXPECT_TRUE(rule_allows(knobs)) << describe(knobs);
   for (const auto& skipped : grid.skipped) EXPECT_FALSE(rule_allows(skipped.knobs)) << describe(skipped.knobs);
@@ -177,13 +187,13 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
 }
 
 // The default configuration's SASS multiplies on the tensor cores' Hopper path (HGMMA), not HMMA or FFMA.
-TEST_P(GemmTemplateTest, TheDefaultConfigurationsSassHasHgmma) {
+TEST_P(GemmTemplateTest, TheDefaultConfigurationsSassMultipliesOnHoppersTensorCores) {
   const std::string nvdisasm = find_nvdisasm();
   if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
   const auto knobs = kernelarc::task::default_knobs(wgmma_template(task_));
   std::string sass;
   ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
-  EXPECT_THAT(sass, HasSubstr(fmt::format("HGMMA.64x{}x16.F32.BF16", knobs.at("BN"))));
+  EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
   EXPECT_THAT(sass, HasSubstr("SYNCS.PHASECHK")) << "the ring waits on mbarriers";
   EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
 }
@@ -198,10 +208,11 @@ TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
   ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
   EXPECT_THAT(sass, HasSubstr("UCGABAR_ARV"));
   EXPECT_THAT(sass, HasSubstr("UCGABAR_WAIT"));
-  EXPECT_THAT(sass, HasSubstr("HGMMA"));
+  EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
 }
 
-INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu"),
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
+                                                                       "gemm_fp8_rowwise"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
