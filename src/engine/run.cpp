@@ -31,7 +31,8 @@ constexpr std::size_t kEvidenceEntries = 32;  // board entries an agent reads be
 constexpr const char* kStartHypothesis = "the template's knobs at their first values";
 constexpr const char* kRandomStartHypothesis = "a random configuration of the template's knobs (--start random)";
 constexpr int kRandomStarts = 16;  // random starting configurations tried before the run gives up
-constexpr double kLateFraction = 0.75;  // of the time limit: past it, every screening round closes at once
+constexpr double kLateFraction = 0.75;  // of the time limit: before any round has ended, past it every round closes at once
+constexpr double kEndMargin = 1.5;      // times the longest end of a round so far: less time left than that is late
 
 }  // namespace
 
@@ -481,12 +482,17 @@ RunSummary Run::loop() {
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));
     if (options_.max_cost_usd && st.summary.usage().cost_usd >= *options_.max_cost_usd)
       return finish("finished", fmt::format("cost limit of ${:.2f} reached (${:.4f} spent)", *options_.max_cost_usd, st.summary.usage().cost_usd));
-    // Near the time limit a round closes early: what it found is judged before the run ends, not dropped.
-    const bool late = options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= kLateFraction * options_.time_limit;
+    // Near the time limit a round closes early: what it found is judged before the run ends, not dropped. Late is when the
+    // time left is less than ending a round has taken (kEndMargin times the longest so far); before any round has ended
+    // with a full judgement, it is past kLateFraction of the limit.
+    const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
+    const double limit = static_cast<double>(options_.time_limit.count());
+    const bool late = limit > 0 && (st.round_end_seconds ? limit - elapsed < kEndMargin * *st.round_end_seconds : elapsed >= kLateFraction * limit);
     if (screening() && (st.round.size() >= static_cast<std::size_t>(options_.screen_round) || (late && !st.round.empty()))) {
       finish_round();
       continue;
     }
+
     top_up_proposals();
     if (st.pending.empty() && !st.round.empty()) {  // nothing left to screen: the round ends early, a promotion may open new moves
       finish_round();

@@ -89,6 +89,7 @@ struct Run::State {
   std::size_t start_number = 1;  // the run's number of the starting candidate that passed (a random start may take draws)
   std::optional<std::optional<double>> round_reference;  // set once the incumbent is screened for the round (none: it failed)
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::optional<double> round_end_seconds;  // the longest end of a round so far: its longer screenings and finalists judged
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
 

@@ -388,6 +388,38 @@ TEST_F(ScreeningRunTest, AgentsWalkOnFromTheFastestScreeningBeforeTheFullJudgeMo
   EXPECT_LT(summary.best->time_ns, wide_ns(start) * 0.6) << "six full judgements from the start";
 }
 
+// Rounds close early only when the time left is less than ending a round has taken (its longer screenings and full
+// judgements), not for the last quarter of the run: in a 6 s run whose rounds end in about 0.1 s, few screenings fall in
+// rounds cut short. The rule before it (the last 25% of the time limit) put a quarter of them there.
+TEST_F(ScreeningRunTest, RoundsAreCutShortOnlyWhenTheTimeLeftCannotEndAnother) {
+  use_wide_space();
+  RunOptions options = two_agents();
+  options.screen_round = 8;
+  options.scouts = 0;
+  options.budget = 100000;
+  options.time_limit = std::chrono::seconds(6);
+  const auto slow_judge = [](const judge::CandidateSource& source) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    return wide_verdict(source);
+  };
+  const auto slow_screen = [](const judge::CandidateSource& source, int) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return screening_of(source, wide_verdict(source));
+  };
+  const auto summary = screened_run(options, slow_judge, slow_screen, paired_in_the_wide_space);
+  int in_round = 0, screened = 0, cut_short = 0;
+  for (const auto& event : events(summary.run_id)) {
+    if (const auto* e = std::get_if<journal::Screened>(&event); e && e->fidelity == 0 && e->agent.starts_with("agent-")) ++in_round;
+    if (const auto* closed = std::get_if<journal::RoundClosed>(&event)) {
+      screened += in_round;
+      if (closed->screened < options.screen_round) cut_short += in_round;
+      in_round = 0;
+    }
+  }
+  ASSERT_GE(screened, 100) << "the run screened too little to tell";
+  EXPECT_LT(cut_short, screened * 15 / 100) << cut_short << " of " << screened << " screenings were in rounds cut short";
+}
+
 // Scouts: seeded random configurations screened as a new run's first round against the start's screening, the fastest
 // judged in full like any finalist; they teach the board nothing, the same seed scouts the same ones, and a resumed
 // run does not scout again.
