@@ -56,6 +56,7 @@ smoke_cases=(
   "default gemm_fp8_rowwise"
   "split4 gemm_fp8_rowwise SPLIT_K=4"
   "registers_bk256 gemm_fp8_rowwise EPILOGUE=0 BK=256 STAGES=2"
+  "default gemm_fp8_tensorwise"
   "default gemm_bf16_gate_up_silu"
   "bn128_split4 gemm_bf16_gate_up_silu BN=128 SPLIT_K=4 BK=128 STAGES=3"
   "split4 gemm_bf16_bias_gelu SPLIT_K=4"

@@ -1,7 +1,7 @@
 // The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual, gemm_bf16_bias_gelu, gemm_bf16_gate_up_silu,
-// gemm_fp8_rowwise: wgmma_cuda) without a GPU: the knob constraints reject what cannot run (shared memory past 227 KiB,
-// more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a with no spills and a
-// fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8).
+// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda) without a GPU: the knob constraints reject what cannot run (shared
+// memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a
+// with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8).
 // A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -212,7 +212,7 @@ TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
-                                                                       "gemm_fp8_rowwise"),
+                                                                       "gemm_fp8_rowwise", "gemm_fp8_tensorwise"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
