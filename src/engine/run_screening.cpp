@@ -167,11 +167,13 @@ void Run::finish_round() {
   const double step = options_.controller.min_improvement;
   const auto incumbent = st.knobs_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)];
   // The round's faster moves made together, screened once like a proposal: moves on different knobs often gain apart,
-  // and a round that finds two then needs no second round to join them.
+  // and a round that finds two then needs no second round to join them. Every move that screened faster at all goes in,
+  // not only those faster by the step: gains too small to promote alone add up, and the combination is itself screened
+  // and must beat the incumbent by the step to go on.
   {
     std::vector<Knobs> faster;
     if (reference)  // without the incumbent's time every measured one would count as faster
-      for (const auto i : fastest_beating(times, reference, step, round.size())) faster.push_back(round[i].knobs);
+      for (const auto i : fastest_beating(times, reference, 0.0, round.size())) faster.push_back(round[i].knobs);
     if (const auto combined = combined_moves(incumbent, faster); combined && knobs_allowed(*template_, *combined) && !st.tried.count(*combined) &&
         !st.pending.holds(*combined)) {
       std::string moves;

@@ -167,6 +167,47 @@ TEST_F(ScreeningRunTest, TheRoundsFasterMovesAreScreenedTogetherInTheSameRound) 
   EXPECT_TRUE(judged_in_the_first_round) << "the optimum was not judged before the first round closed";
 }
 
+// Moves each too small to promote alone (0.3% a knob against the 1% step) add up when made together: the round's
+// combined moves take every move that screened faster at all, and the combination, 1.8% faster, goes on to the full
+// judge and is promoted in the first round, where no single move could be.
+TEST_F(ScreeningRunTest, MovesTooSmallToPromoteAloneArePromotedTogether) {
+  use_wide_space();
+  const auto small_ns = [](const Knobs& knobs) {
+    double ns = 1000;
+    for (const auto& [name, value] : knobs) ns *= value == 1 ? 0.997 : 1.0 + 0.05 * value;  // only each knob's value 1 helps
+    return ns;
+  };
+  const auto verdict_of = [small_ns](const judge::CandidateSource& source) {
+    auto verdict = wide_verdict(source);
+    auto& timing = *verdict.workloads.front().timing;
+    timing.median_ns = small_ns(source.knobs);
+    timing.q1_ns = timing.median_ns * 0.999;
+    timing.q3_ns = timing.median_ns * 1.001;
+    return verdict;
+  };
+  const auto quiet_pairs = [small_ns](const judge::CandidateSource& incumbent, const judge::CandidateSource& challenger) {
+    PairedTimes times;  // 0.1% apart at most: the comparison sees the 1.8%
+    for (int i = 0; i < 20; ++i)
+      times.samples.push_back({small_ns(incumbent.knobs) * (1 + 0.001 * (i % 2)), small_ns(challenger.knobs) * (1 + 0.001 * (i % 3 == 0))});
+    return times;
+  };
+  RunOptions options = two_agents();
+  options.screen_round = 18;  // the start's 18 neighbours in one round
+  options.budget = 2;
+  const auto summary = screened_run(
+      options, verdict_of, [verdict_of](const judge::CandidateSource& source, int) { return screening_of(source, verdict_of(source)); },
+      quiet_pairs);
+  bool combined_judged = false;
+  for (const auto& event : events(summary.run_id)) {
+    if (std::holds_alternative<journal::RoundClosed>(event)) break;
+    if (const auto* e = std::get_if<journal::Judged>(&event); e && e->agent == "combine") combined_judged = true;
+  }
+  EXPECT_TRUE(combined_judged) << "the first round's small moves were not judged together";
+  EXPECT_EQ(summary.promotions, 1);
+  ASSERT_TRUE(summary.best);
+  EXPECT_LT(summary.best->time_ns, 1000 * 0.985);
+}
+
 // Rounds that close moments apart (late in a run, one screening each) rank against the incumbent's screening of the
 // first of them, not a new one each: the incumbent is screened again only once it changed or that screening got old.
 TEST_F(ScreeningRunTest, RoundsMomentsApartShareTheIncumbentsScreening) {
