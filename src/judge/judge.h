@@ -121,7 +121,10 @@ struct CandidateSource {
 
 class Judge {
  public:
+  // The judge keeps a reference to `task`, which must outlive it: a temporary task is refused at compile time (a
+  // judge of one read a freed task's reference path, GpuJudgeTest's "cannot read <garbage>").
   Judge(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks);
+  Judge(task::Task&& task, JudgeOptions options, task::DevicePeaks peaks) = delete;
   ~Judge();
   Judge(const Judge&) = delete;
   Judge& operator=(const Judge&) = delete;

@@ -51,6 +51,7 @@ class Screener {
  public:
   // `options` as screening_options makes them; the task must outlive the screener.
   Screener(const task::Task& task, JudgeOptions options, task::DevicePeaks peaks);
+  Screener(task::Task&& task, JudgeOptions options, task::DevicePeaks peaks) = delete;  // a temporary would not outlive it
 
   Screening screen(const CandidateSource& candidate, const ProgressCallback& progress = {});
   // Builds into the cache ahead of screen (safe from several threads, as Judge::build).

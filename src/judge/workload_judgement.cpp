@@ -499,8 +499,10 @@ std::optional<Failure> WorkloadJudgement::call(WorkerSession& session, int slot,
   };
   if (plan.device_poison) {
     plan.outputs_in = !session.outputs_placed;
-    const auto staging = phases_.measure("staging");
-    if (plan.outputs_in) prepare_outputs(*buffer_, layout, guard_, *plan.device_poison);
+    if (plan.outputs_in) {  // a "staging" phase only when something is staged: a screening reads it to see its kept inputs reused
+      const auto staging = phases_.measure("staging");
+      prepare_outputs(*buffer_, layout, guard_, *plan.device_poison);
+    }
   }
   if (plan.inputs_in || plan.outputs_in) {
     if (auto failure = moved(transfer(session, message::Direction::upload, layout, slot, plan.inputs_in, plan.outputs_in))) return failure;

@@ -427,7 +427,8 @@ TEST_F(GpuJudgeTest, APythonSolutionIsJudgedOnTheGpuThroughTheOracle) {
     source.solution = std::make_shared<const task::SolutionCandidate>(task::read_solution(source.source));
     return source;
   };
-  Judge judge(small_softmax(), options(), peaks());
+  const task::Task task = small_softmax();  // the judge keeps a reference to its task
+  Judge judge(task, options(), peaks());
   for (const char* honest : {"softmax_pytorch", "softmax_pytorch_dps"}) {
     const auto verdict = judge.evaluate(solution(honest));
     EXPECT_TRUE(verdict.passed()) << describe(verdict);

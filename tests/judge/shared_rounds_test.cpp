@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <type_traits>
 
 #include "judge/judge.h"
 #include "judge/screening.h"
@@ -16,6 +17,15 @@ namespace kernelarc::judge {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A judge and a screener keep a reference to their task: one made from a temporary read a freed task (GpuJudgeTest's
+// "cannot read <garbage>" from the reference's path), so a temporary does not compile.
+static_assert(std::is_constructible_v<Judge, const task::Task&, JudgeOptions, task::DevicePeaks>);
+static_assert(std::is_constructible_v<Judge, task::Task&, JudgeOptions, task::DevicePeaks>);
+static_assert(!std::is_constructible_v<Judge, task::Task, JudgeOptions, task::DevicePeaks>);
+static_assert(!std::is_constructible_v<Judge, task::Task&&, JudgeOptions, task::DevicePeaks>);
+static_assert(std::is_constructible_v<Screener, const task::Task&, JudgeOptions, task::DevicePeaks>);
+static_assert(!std::is_constructible_v<Screener, task::Task, JudgeOptions, task::DevicePeaks>);
 
 class SharedRoundsTest : public ::testing::Test {
  protected:
