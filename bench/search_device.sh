@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `kernelarc run` with screening on the GPU machine (issue 25): for each task, a run from the template's default and one
 # from a random start, each with a time limit; then a table of what each run did (screened, judged, promotions, the
-# speed-up timed side by side, screenings per minute) from the runs' --json summaries and journals.
+# speed-up timed side by side, screenings per minute) from the runs' --json summaries and journals; then each run's best
+# and the template's default judged in full twice each, alternately, in the same call, and the ratio of their geometric
+# means (issue 25's comparison with the hand-chosen default; COMPARE=0 skips it).
 #
 #   bash bench/search_device.sh OUT_DIR
 #
@@ -40,13 +42,29 @@ for task in "${tasks[@]}"; do
   done
 done
 
+# The issue's comparison, in this same call: each run's best and the template's default (its first values) judged in full,
+# twice each, alternately (default, best, default, best); the ratio of their geometric means over the visible workloads.
+if [[ ${COMPARE:-1} != 0 ]]; then
+  for summary in "$out"/*-seed*.json; do
+    [[ -s $summary ]] || continue
+    name=$(basename "$summary" .json) task=${name%%-*}
+    read -r -a best < <(python3 -c 'import json, sys; print(" ".join(f"--knob {k}={v}" for k, v in json.load(open(sys.argv[1])).get("best_knobs", {}).items()))' "$summary")
+    for round in 1 2; do
+      "$kernelarc" eval "$task" --device "$device" --json --quiet > "$out/$name-default-$round.eval.json" 2> /dev/null
+      "$kernelarc" eval "$task" --device "$device" --json --quiet "${best[@]}" > "$out/$name-best-$round.eval.json" 2> /dev/null
+    done
+  done
+fi
+
 python3 - "$out" <<'EOF'
-import json, pathlib, sqlite3, sys
+import json, math, pathlib, sqlite3, sys
 out = pathlib.Path(sys.argv[1])
 db = sqlite3.connect(out / "runs.db")
 print("\n| run | screened | judged | promotions | screenings per minute | speed-up (side by side) | best knobs |")
 print("|---|---|---|---|---|---|---|")
 for path in sorted(out.glob("*-seed*.json")):
+    if path.name.endswith(".eval.json"):
+        continue
     try:
         s = json.loads(path.read_text())
     except ValueError:
@@ -68,4 +86,28 @@ for path in sorted(out.glob("*-seed*.json")):
         seconds.sort()
         where = ", ".join(f"{name} {sorted(v)[len(v) // 2]:.2f}" for name, v in sorted(phases.get(fidelity, {}).items()))
         print(f"|   fidelity {fidelity}: {len(seconds)} screenings, median {seconds[len(seconds) // 2]:.2f} s ({where}) | | | | | | |")
+
+
+def geomean_us(path):
+    try:
+        rows = [r for r in json.loads(path.read_text())["workloads"] if not r["held_out"]]
+    except (OSError, ValueError, KeyError):
+        return None
+    if not rows or any(r["status"] != "PASSED" for r in rows):
+        return None
+    return math.exp(sum(math.log(r["timing"]["median_ns"]) for r in rows) / len(rows)) / 1e3
+
+
+print("\n| run | the default, judged twice (us) | the run's best, judged twice (us) | best against the default |")
+print("|---|---|---|---|")
+for path in sorted(out.glob("*-seed*.json")):
+    if path.name.endswith(".eval.json"):
+        continue
+    default = [geomean_us(out / f"{path.stem}-default-{r}.eval.json") for r in (1, 2)]
+    best = [geomean_us(out / f"{path.stem}-best-{r}.eval.json") for r in (1, 2)]
+    if None in default or None in best:
+        print(f"| {path.stem} | {default} | {best} | not compared (a judgement failed or is missing) |")
+        continue
+    ratio = (default[0] * default[1]) ** 0.5 / (best[0] * best[1]) ** 0.5
+    print(f"| {path.stem} | {default[0]:.3f}, {default[1]:.3f} | {best[0]:.3f}, {best[1]:.3f} | {ratio:.3f}x (above 1: the run beat the default) |")
 EOF
