@@ -15,7 +15,7 @@
 #      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
 #
 # Settings (environment): KERNELARC (bundle/kernelarc), DEVICE (cuda:0), PYTHON (python3, with torch and CUDA),
-# SWEEP_KNOBS (the grid, as --knob arguments), SMOKE_LIMIT / TORCH_LIMIT / SWEEP_LIMIT (seconds for each step).
+# SWEEP_KNOBS and FP8_SWEEP_KNOBS (the grids, as --knob arguments), SMOKE_LIMIT / TORCH_LIMIT / SWEEP_LIMIT (seconds for each step).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +26,7 @@ device=${DEVICE:-cuda:0}
 python=${PYTHON:-python3}
 smoke_limit=${SMOKE_LIMIT:-200} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-160}
 read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4,8}"
+read -r -a fp8_sweep_knobs <<< "${FP8_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4,8}"  # fp8's BN is at most 128
 
 # The bundle's environment (scripts/device's device_environment): its libraries, the tasks, a cache and a store in OUT_DIR.
 if [[ -d bundle/lib ]]; then
@@ -116,8 +117,8 @@ timeout "$sweep_limit" "$kernelarc" sweep gemm_bf16 --template wgmma_cuda "${swe
   > "$out/sweep-gemm_bf16.json" 2> "$out/sweep-gemm_bf16.log" || echo "sweep gemm_bf16: exit $? (see sweep-gemm_bf16.log)"
 left=$((began + 400 - $(date +%s)))
 if ((left > 20)); then
-  say "sweep: kernelarc sweep gemm_fp8_rowwise --template wgmma_cuda ${sweep_knobs[*]} --device $device"
-  timeout "$left" "$kernelarc" sweep gemm_fp8_rowwise --template wgmma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
+  say "sweep: kernelarc sweep gemm_fp8_rowwise --template wgmma_cuda ${fp8_sweep_knobs[*]} --device $device"
+  timeout "$left" "$kernelarc" sweep gemm_fp8_rowwise --template wgmma_cuda "${fp8_sweep_knobs[@]}" --device "$device" --json --quiet \
     > "$out/sweep-gemm_fp8_rowwise.json" 2> "$out/sweep-gemm_fp8_rowwise.log" || echo "sweep gemm_fp8_rowwise: exit $?"
 fi
 left=$((began + 440 - $(date +%s)))

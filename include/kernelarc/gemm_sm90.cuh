@@ -105,8 +105,8 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 }
 
-// d (64 x N, fp32, the warpgroup's fragment: N / 2 a thread) += a (64 x K) * b (N x K)^T, both from shared memory: one
-// instruction covers 32 bytes of K, k16 for bf16 and k32 for fp8 e4m3. KERNELARC_WGMMA_N(N, INSTRUCTION, TAIL) writes
+// d (64 x N, fp32, the warpgroup's fragment: N / 2 a thread) = a (64 x K) * b (N x K)^T + (scale_d ? d : 0), both from
+// shared memory: one instruction covers 32 bytes of K, k16 for bf16 and k32 for fp8 e4m3. KERNELARC_WGMMA_N(N, INSTRUCTION, TAIL) writes
 // the instruction with N / 2 accumulators; TAIL is what follows the scale-d predicate (bf16 takes the two operands'
 // transposes too, fp8 has none).
 #define KERNELARC_WGMMA_64(INSTRUCTION, TAIL) \
@@ -118,7 +118,7 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait() {
   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
-      : "l"(a), "l"(b), "r"(1) \
+      : "l"(a), "l"(b), "r"(scale_d) \
       : "memory")
 #define KERNELARC_WGMMA_128(INSTRUCTION, TAIL) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" INSTRUCTION " {" \
@@ -135,7 +135,7 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait() {
   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
-      : "l"(a), "l"(b), "r"(1) \
+      : "l"(a), "l"(b), "r"(scale_d) \
       : "memory")
 #define KERNELARC_WGMMA_256(INSTRUCTION, TAIL) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" INSTRUCTION " {" \
@@ -164,40 +164,40 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait() {
   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
-      : "l"(a), "l"(b), "r"(1) \
+      : "l"(a), "l"(b), "r"(scale_d) \
       : "memory")
 
 template <int N, typename Input = __nv_bfloat16> struct Wgmma;
 
 template <> struct Wgmma<64, __nv_bfloat16> {
-  static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long a, unsigned long long b) {
+  static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long a, unsigned long long b, int scale_d = 1) {
     KERNELARC_WGMMA_64("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", ", 1, 1, 0, 0");
   }
 };
 template <> struct Wgmma<64, __nv_fp8_e4m3> {
-  static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long a, unsigned long long b) {
+  static __device__ __forceinline__ void mma(float (&d)[32], unsigned long long a, unsigned long long b, int scale_d = 1) {
     KERNELARC_WGMMA_64("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", ", 1, 1");
   }
 };
 
 template <> struct Wgmma<128, __nv_bfloat16> {
-  static __device__ __forceinline__ void mma(float (&d)[64], unsigned long long a, unsigned long long b) {
+  static __device__ __forceinline__ void mma(float (&d)[64], unsigned long long a, unsigned long long b, int scale_d = 1) {
     KERNELARC_WGMMA_128("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", ", 1, 1, 0, 0");
   }
 };
 template <> struct Wgmma<128, __nv_fp8_e4m3> {
-  static __device__ __forceinline__ void mma(float (&d)[64], unsigned long long a, unsigned long long b) {
+  static __device__ __forceinline__ void mma(float (&d)[64], unsigned long long a, unsigned long long b, int scale_d = 1) {
     KERNELARC_WGMMA_128("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", ", 1, 1");
   }
 };
 
 template <> struct Wgmma<256, __nv_bfloat16> {
-  static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b) {
+  static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b, int scale_d = 1) {
     KERNELARC_WGMMA_256("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 0, 0");
   }
 };
 template <> struct Wgmma<256, __nv_fp8_e4m3> {
-  static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b) {
+  static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b, int scale_d = 1) {
     KERNELARC_WGMMA_256("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", ", 1, 1");
   }
 };
@@ -234,6 +234,10 @@ struct TileShape {
   static_assert(kConsumerRows % 64 == 0, "each consumer warpgroup owns a multiple of 64 rows");
   static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 256, "kBlockN: 64, 128 or 256 (one wgmma spans the tile's columns)");
   static_assert(kAccumulators <= 128, "at most 128 accumulators a thread");
+  // fp8's wgmma keeps only about 14 bits of its running sum, so each k tile's sums start from zero in a second set of
+  // registers and are added to the fp32 totals by the consumer threads (as torch._scaled_mm's default does).
+  static constexpr bool kPromoted = kInputBytes == 1;
+  static_assert(!kPromoted || kAccumulators <= 64, "fp8: at most 64 accumulators a thread (twice that in registers, promoted)");
   static_assert(kStages >= 2, "two stages at least: one filling while one is multiplied");
   static_assert(kSplitK == 1 || kSplitK == 2 || kSplitK == 4 || kSplitK == 8, "kSplitK: 1, 2, 4 or 8 blocks of a cluster (portable)");
   static_assert(kSharedBytes <= 227 * 1024, "at most 227 KiB of shared memory a block");
@@ -453,6 +457,7 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
     if constexpr (kConsumers == 2) registers_increase<224>();
     const int consumer = warpgroup - 1, warp = thread / 32, lane = thread % 32;
     float acc[Shape::kMmas][kBlockN / 2];
+    [[maybe_unused]] float tile_sums[Shape::kPromoted ? Shape::kMmas : 1][kBlockN / 2];  // one k tile's, when promoted
 #pragma unroll
     for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
@@ -471,12 +476,26 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
         for (int step = 0; step < 4; ++step) {  // 32 bytes of K an instruction
           const unsigned long long b = swizzled_descriptor(b_stage + block * kBlockN * 128 + step * 32);
 #pragma unroll
-          for (int i = 0; i < Shape::kMmas; ++i)
-            Wgmma<kBlockN, Input>::mma(acc[i], swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32), b);
+          for (int i = 0; i < Shape::kMmas; ++i) {
+            const unsigned long long a = swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32);
+            if constexpr (Shape::kPromoted)
+              Wgmma<kBlockN, Input>::mma(tile_sums[i], a, b, block + step > 0);
+            else
+              Wgmma<kBlockN, Input>::mma(acc[i], a, b);
+          }
         }
       wgmma_commit();
-      wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
-      if (kt > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((kt - 1) % kStages));
+      if constexpr (Shape::kPromoted) {
+        wgmma_wait<0>();  // this k tile's sums are whole, and its stage may be refilled
+        if (lane == 0) barrier_arrive(empty + 8 * s);
+#pragma unroll
+        for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+          for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += tile_sums[i][j];
+      } else {
+        wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
+        if (kt > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((kt - 1) % kStages));
+      }
     }
     wgmma_wait<0>();
     if constexpr (kSplitK > 1) {

@@ -1,5 +1,6 @@
 // Kernel-only fp8 GEMM template for Hopper (sm_90a): y = (x @ weight^T) * x_scale[:, None] * w_scale[None, :] in bf16,
-// x and weight in fp8 e4m3 (QGMMA in SASS, fp32 accumulation), the scales applied to the fp32 sums before the one rounding.
+// x and weight in fp8 e4m3 (QGMMA in SASS; each k tile's sums added to fp32 totals), the scales applied to the fp32 sums
+// before the one rounding.
 // The tile is gemm_bf16's (kernelarc/gemm_sm90.cuh) with fp8 operands: a 128-byte swizzled row holds 128 values, so BK
 // counts 128 or 256. Knobs: BM, BN, BK (tiling), STAGES, CONSUMERS (pipelining), GROUP_M (tiling: raster groups for L2
 // reuse), EPILOGUE (memory: 0 from registers, 1 through shared memory in 16-byte stores), SPLIT_K (tiling: blocks of a
