@@ -61,9 +61,15 @@ void to_json(json& out, const TensorBinding& tensor) {
   if (tensor.name) out["name"] = *tensor.name;
 }
 
+void to_json(json& out, const TensorMap& map) {
+  out = {{"input", map.input},     {"element_bytes", map.element_bytes}, {"columns", map.columns},
+         {"rows", map.rows},       {"box", {map.box_columns, map.box_rows}}, {"swizzle_bytes", map.swizzle_bytes}};
+}
+
 void to_json(json& out, const Launch& launch) {
   out = {{"grid", launch.grid}, {"block", launch.block}, {"shared_bytes", launch.shared_bytes}, {"arguments", launch.arguments}};
   if (launch.kernel) out["kernel"] = *launch.kernel;
+  if (!launch.tensor_maps.empty()) out["tensor_maps"] = launch.tensor_maps;
 }
 
 void to_json(json& out, const Bind& request) {
@@ -159,6 +165,17 @@ void from_json(const json& in, TensorBinding& tensor) {
   tensor.name = optional_string(in, "name");
 }
 
+void from_json(const json& in, TensorMap& map) {
+  map.input = in.at("input").get<std::int32_t>();
+  map.element_bytes = in.at("element_bytes").get<unsigned>();
+  map.columns = in.at("columns").get<std::int64_t>();
+  map.rows = in.at("rows").get<std::int64_t>();
+  const auto box = in.at("box").get<std::vector<unsigned>>();
+  if (box.size() != 2) throw std::runtime_error("a tensor map's box has two sizes");
+  map.box_columns = box[0], map.box_rows = box[1];
+  map.swizzle_bytes = in.value("swizzle_bytes", 0u);
+}
+
 void from_json(const json& in, Launch& launch) {
   launch.grid = in.at("grid").get<std::vector<unsigned>>();
   launch.block = in.at("block").get<std::vector<unsigned>>();
@@ -166,6 +183,8 @@ void from_json(const json& in, Launch& launch) {
   launch.arguments = in.at("arguments").get<std::vector<long long>>();
   launch.kernel.reset();
   if (const auto kernel = in.find("kernel"); kernel != in.end() && kernel->is_string()) launch.kernel = kernel->get<std::string>();
+  launch.tensor_maps.clear();
+  if (const auto maps = in.find("tensor_maps"); maps != in.end()) launch.tensor_maps = maps->get<std::vector<TensorMap>>();
 }
 
 void from_json(const json& in, Bind& request) {

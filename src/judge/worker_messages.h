@@ -44,11 +44,21 @@ struct TensorBinding {
   std::optional<std::string> name;  // an oracle candidate's outputs: a solution may return them as a dict by name
 };
 
+// A TMA tensor map the worker encodes from an input's device address (task::TensorMapRule, checked by launch_request).
+struct TensorMap {
+  std::int32_t input = 0;             // the input's index
+  unsigned element_bytes = 0;         // 1, 2, 4 or 8: the map copies bytes, so only the size matters
+  std::int64_t columns = 0, rows = 0; // the input seen as rows x its last axis
+  unsigned box_columns = 0, box_rows = 0;
+  unsigned swizzle_bytes = 0;         // 0, 32, 64 or 128
+};
+
 struct Launch {  // a kernel-only candidate's geometry, evaluated by launch_request
   std::vector<unsigned> grid, block;
   unsigned shared_bytes = 0;
   std::vector<long long> arguments;  // every var axis, in the definition's order
   std::optional<std::string> kernel; // a composed candidate's: the module's kernel this workload launches
+  std::vector<TensorMap> tensor_maps;  // after the arguments, in order
 };
 
 struct Bind {
@@ -131,6 +141,7 @@ void to_json(nlohmann::json& out, const Sandbox& request);
 void to_json(nlohmann::json& out, const Map& request);
 void to_json(nlohmann::json& out, const Load& request);
 void to_json(nlohmann::json& out, const TensorBinding& tensor);
+void to_json(nlohmann::json& out, const TensorMap& map);
 void to_json(nlohmann::json& out, const Launch& launch);
 void to_json(nlohmann::json& out, const Bind& request);
 void to_json(nlohmann::json& out, const Transfer& request);
@@ -149,6 +160,7 @@ void from_json(const nlohmann::json& in, Sandbox& request);
 void from_json(const nlohmann::json& in, Map& request);
 void from_json(const nlohmann::json& in, Load& request);
 void from_json(const nlohmann::json& in, TensorBinding& tensor);
+void from_json(const nlohmann::json& in, TensorMap& map);
 void from_json(const nlohmann::json& in, Launch& launch);
 void from_json(const nlohmann::json& in, Bind& request);
 void from_json(const nlohmann::json& in, Transfer& request);

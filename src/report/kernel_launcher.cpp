@@ -32,6 +32,9 @@ std::string axis_variable(const std::string& axis) { return "kernelarc_axis_" + 
 // The launch of one kernel by `launch`, evaluated per call over `names` (axes and knobs), ending in a return.
 std::string launch_code(const task::Definition& definition, const task::LaunchGeometry& launch, const std::string& kernel, CppNames names,
                         const std::vector<std::string>& var_axes) {
+  // Encoding TMA maps needs the driver's entry point from the launcher: not written yet, so no launcher without them.
+  if (!launch.tensor_maps.empty())
+    throw std::runtime_error(fmt::format("the launch of {} has TMA tensor maps, which an exported launcher does not encode yet", kernel));
   std::string out;
   // num_sms: the SM count of the device the launch goes to, as the judge's (task::kDefaultNumSms where CUDA cannot say).
   bool uses_num_sms = false;

@@ -85,7 +85,7 @@ void parse_extensions(const Node& node, const fs::path& directory, Definition& d
   }
   if (auto templates = node.find("templates"))
     for (std::size_t i = 0; i < templates->array_size(); ++i)
-      definition.templates.push_back(parse_template(templates->index(i), directory, definition.axes));
+      definition.templates.push_back(parse_template(templates->index(i), directory, definition.axes, definition.inputs));
   if (auto forbid = node.find("forbid")) definition.forbid = forbid->string_list();
   if (auto cflags = node.find("cflags")) definition.cflags = cflags->string_list();
   if (auto held_out = node.find("held_out")) {

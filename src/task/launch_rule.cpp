@@ -8,8 +8,9 @@ namespace task_file {
 
 // A launch rule's "let" bindings, then grid, block and shared_bytes; every name an expression uses must be an axis, a
 // knob, num_sms or a binding before it.
-LaunchGeometry parse_launch(const Node& launch, const std::vector<Axis>& axes, const std::vector<Knob>& knobs) {
-  launch.allow_only({"let", "grid", "block", "shared_bytes", "kernel"});
+LaunchGeometry parse_launch(const Node& launch, const std::vector<Axis>& axes, const std::vector<Knob>& knobs,
+                            const std::vector<TensorSpec>& inputs) {
+  launch.allow_only({"let", "grid", "block", "shared_bytes", "kernel", "tensor_maps"});
   std::vector<std::string> known;  // the names usable so far, in the order a reader meets them
   for (const auto& axis : axes) known.push_back(axis.name);
   for (const auto& knob : knobs) known.push_back(knob.name);
@@ -59,6 +60,33 @@ LaunchGeometry parse_launch(const Node& launch, const std::vector<Axis>& axes, c
     check_names(*shared, *geometry.shared_bytes, "");
   }
   geometry.kernel = launch.string_or("kernel", "");
+  if (auto maps = launch.find("tensor_maps"))
+    for (std::size_t i = 0; i < maps->array_size(); ++i) {
+      const Node map = maps->index(i);
+      map.allow_only({"input", "box", "swizzle"});
+      TensorMapRule rule;
+      const Node input = map.at("input");
+      rule.input = input.string();
+      std::vector<std::string> names;
+      for (const auto& spec : inputs) names.push_back(spec.name);
+      const auto spec = std::find_if(inputs.begin(), inputs.end(), [&](const TensorSpec& t) { return t.name == rule.input; });
+      if (spec == inputs.end())
+        input.fail(fmt::format("no input \"{}\"{}; the inputs are {}", rule.input, common::did_you_mean(rule.input, names), fmt::join(names, ", ")));
+      if (spec->is_scalar() || spec->shape->empty()) input.fail(fmt::format("\"{}\" is a scalar; a tensor map needs an axis", rule.input));
+      if (spec->dtype == DType::float4_e2m1) input.fail("a tensor map cannot hold float4_e2m1 values (two to a byte)");
+      const Node box = map.at("box");
+      if (box.array_size() != 2) box.fail("expected two expressions: elements along the input's last axis, then rows");
+      for (std::size_t j = 0; j < 2; ++j) {
+        rule.box.push_back(box.index(j).expression());
+        check_names(box.index(j), rule.box.back(), "");
+      }
+      if (auto swizzle = map.find("swizzle")) {
+        rule.swizzle_bytes = static_cast<int>(swizzle->integer());
+        if (rule.swizzle_bytes != 0 && rule.swizzle_bytes != 32 && rule.swizzle_bytes != 64 && rule.swizzle_bytes != 128)
+          swizzle->fail("expected a swizzle of 0, 32, 64 or 128 bytes");
+      }
+      geometry.tensor_maps.push_back(std::move(rule));
+    }
   return geometry;
 }
 

@@ -64,12 +64,23 @@ struct LaunchBinding {
 inline constexpr int kDefaultNumSms = 132;
 inline constexpr std::string_view kNumSmsName = "num_sms";  // the variable launch rules read it from
 
+// A TMA tensor map (sm_90's cp.async.bulk.tensor) that the judge encodes for a kernel-only launch: the named input seen as
+// rows x its last axis (contiguous), copied `box` elements at a time (along the last axis, then rows) with a 128-, 64- or
+// 32-byte swizzle or none, zeros read past its edges. The maps follow the var axes in the kernel's parameters, in
+// order, each a 128-byte `const __grid_constant__` parameter.
+struct TensorMapRule {
+  std::string input;
+  std::vector<Expression> box;  // two: elements along the last axis, then rows
+  int swizzle_bytes = 0;        // 0, 32, 64 or 128
+};
+
 struct LaunchGeometry {
   std::vector<LaunchBinding> let;  // in order: each may use the axes, the knobs, num_sms and the bindings before it
   std::vector<Expression> grid;    // 1 to 3 expressions over axes, knobs, num_sms and the let bindings
   std::vector<Expression> block;
   std::optional<Expression> shared_bytes;
   std::string kernel;              // the extern "C" __global__ function; empty: the module's only one
+  std::vector<TensorMapRule> tensor_maps;
 };
 
 // The names a launch's expressions are evaluated over: `names` (the workload's axes and the knobs), `num_sms` (the

@@ -121,11 +121,13 @@ void parse_extensions(const Node& node, const fs::path& directory, Definition& d
 void check_roofline_axes(const Definition& definition, const Node& extensions);
 
 // template_parser.cpp: one of the "templates".
-Template parse_template(const Node& node, const fs::path& directory, const std::vector<Axis>& axes);
+Template parse_template(const Node& node, const fs::path& directory, const std::vector<Axis>& axes,
+                        const std::vector<TensorSpec>& inputs);
 
 // launch_rule.cpp: a launch rule's "let" bindings, then grid, block and shared_bytes; every name an expression uses must
 // be an axis, a knob, num_sms or a binding before it.
-LaunchGeometry parse_launch(const Node& launch, const std::vector<Axis>& axes, const std::vector<Knob>& knobs);
+LaunchGeometry parse_launch(const Node& launch, const std::vector<Axis>& axes, const std::vector<Knob>& knobs,
+                            const std::vector<TensorSpec>& inputs);
 
 // workload_parser.cpp: a JSON-lines file of workloads.
 std::vector<Workload> parse_workload_file(const fs::path& file, const Definition& definition,

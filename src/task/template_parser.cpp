@@ -37,7 +37,8 @@ Knob parse_knob(const Node& node) {
 
 }  // namespace
 
-Template parse_template(const Node& node, const fs::path& directory, const std::vector<Axis>& axes) {
+Template parse_template(const Node& node, const fs::path& directory, const std::vector<Axis>& axes,
+                        const std::vector<TensorSpec>& inputs) {
   node.allow_only({"name", "source", "device", "form", "knobs", "constraints", "launch"});
   Template tmpl;
   tmpl.name = node.at("name").string();
@@ -60,7 +61,7 @@ Template parse_template(const Node& node, const fs::path& directory, const std::
     for (std::size_t i = 0; i < constraints->array_size(); ++i)
       tmpl.constraints.push_back(constraints->index(i).expression());
   if (auto launch = node.find("launch")) {
-    tmpl.launch = parse_launch(*launch, axes, tmpl.knobs);
+    tmpl.launch = parse_launch(*launch, axes, tmpl.knobs, inputs);
   } else if (tmpl.form == TemplateForm::kernel) {
     node.fail("a kernel-only template must declare its \"launch\" geometry");
   }

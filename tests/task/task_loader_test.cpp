@@ -1284,6 +1284,34 @@ TEST_F(TaskLoaderTest, LaunchNameMistakes) {
   expect_launch_error(R"J({"grid": [1], "block": [32]})J", "kernelarc.templates[0].launch", {"an axis or knob is named \"num_sms\""});
 }
 
+// TMA tensor maps: an input by name, a box of two expressions over the launch's names, a swizzle the hardware has.
+TEST_F(TaskLoaderTest, LaunchTensorMaps) {
+  json tmpl = good_template();
+  tmpl["form"] = "kernel";
+  tmpl["device"] = "cuda";
+  tmpl["launch"] = json::parse(R"J({"let": {"rows": "BLOCK * 2"}, "grid": [1], "block": [128],
+                                   "tensor_maps": [{"input": "x", "box": ["N", "rows"], "swizzle": 32}, {"input": "x", "box": [4, 1]}]})J");
+  const Task task = load_task(write_task(with_template(tmpl), {base_workload()}, {{"t.cpp", "//"}}));
+  const auto& maps = task.definition.templates[0].launch->tensor_maps;
+  ASSERT_EQ(maps.size(), 2u);
+  EXPECT_EQ(maps[0].input, "x");
+  EXPECT_EQ(maps[0].swizzle_bytes, 32);
+  EXPECT_EQ(maps[1].swizzle_bytes, 0) << "no swizzle unless asked";
+  EXPECT_EQ(maps[0].box[1].evaluate_integer(launch_bindings(*task.definition.templates[0].launch, {{"M", 2}, {"N", 8}, {"MN", 16}, {"BLOCK", 3}})), 6);
+  const auto expect_map_error = [&](const std::string& map, const std::string& field, const std::vector<std::string>& expected) {
+    tmpl["launch"]["tensor_maps"] = json::array({json::parse(map)});
+    expect_error(write_task(with_template(tmpl), {base_workload()}, {{"t.cpp", "//"}}), "definition.json", field, expected);
+  };
+  expect_map_error(R"J({"input": "z", "box": [8, 1]})J", "kernelarc.templates[0].launch.tensor_maps[0].input",
+                   {"no input \"z\"", "the inputs are x, eps"});
+  expect_map_error(R"J({"input": "eps", "box": [8, 1]})J", "kernelarc.templates[0].launch.tensor_maps[0].input", {"\"eps\" is a scalar"});
+  expect_map_error(R"J({"input": "x", "box": [8]})J", "kernelarc.templates[0].launch.tensor_maps[0].box", {"expected two expressions"});
+  expect_map_error(R"J({"input": "x", "box": ["ROWS", 1]})J", "kernelarc.templates[0].launch.tensor_maps[0].box[0]", {"unknown name \"ROWS\""});
+  expect_map_error(R"J({"input": "x", "box": [8, 1], "swizzle": 256})J", "kernelarc.templates[0].launch.tensor_maps[0].swizzle",
+                   {"expected a swizzle of 0, 32, 64 or 128 bytes"});
+  expect_map_error(R"J({"input": "x", "box": [8, 1], "multicast": 2})J", "kernelarc.templates[0].launch.tensor_maps[0]", {"unknown field"});
+}
+
 TEST_F(TaskLoaderTest, TemplateOtherMistakes) {
   json tmpl = good_template();
   tmpl["form"] = "partial";

@@ -76,6 +76,7 @@ LoadResult load() {
   resolve(a.func_get_attribute, "cuFuncGetAttribute");
   resolve(a.func_set_attribute, "cuFuncSetAttribute");
   resolve(a.launch_kernel, "cuLaunchKernel");
+  resolve(a.tensor_map_encode_tiled, "cuTensorMapEncodeTiled");
   resolve(a.stream_create, "cuStreamCreate");
   resolve(a.stream_destroy, "cuStreamDestroy");
   resolve(a.stream_synchronize, "cuStreamSynchronize");

@@ -55,6 +55,7 @@ struct DriverApi {
   decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
   decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+  decltype(&::cuTensorMapEncodeTiled) tensor_map_encode_tiled = nullptr;
   decltype(&::cuStreamCreate) stream_create = nullptr;
   decltype(&::cuStreamDestroy) stream_destroy = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;

@@ -40,6 +40,8 @@ struct Launch {
   unsigned block[3] = {1, 1, 1};
   unsigned shared_bytes = 0;
   std::vector<long long> arguments;  // the workload's var axes, after the tensor pointers
+  std::vector<message::TensorMap> tensor_maps;  // after the arguments: encoded for each call's input addresses
+  std::vector<CUtensorMap> encoded;
 };
 
 // The entry of a map whose values say when they were last used that was used least recently.
@@ -354,6 +356,9 @@ class GpuWorker {
       for (std::size_t i = 0; i < 3 && i < launch->block.size(); ++i) geometry.block[i] = launch->block[i];
       geometry.shared_bytes = launch->shared_bytes;
       geometry.arguments = launch->arguments;
+      geometry.tensor_maps = launch->tensor_maps;
+      for (const auto& map : geometry.tensor_maps)
+        if (map.input < 0 || static_cast<std::size_t>(map.input) >= inputs_.size()) throw std::runtime_error("a tensor map of no input");
       // A composed module holds a kernel per part: this workload's is named in its launch.
       if (launch->kernel && module_ && api_.module_get_function(&function_, module_, launch->kernel->c_str()) != CUDA_SUCCESS)
         return {{"ok", false}, {"error", fmt::format("no extern \"C\" __global__ function named {} in the module", *launch->kernel)}};
@@ -409,8 +414,34 @@ class GpuWorker {
     std::vector<void*> parameters;
     for (auto& pointer : pointers) parameters.push_back(&pointer);
     for (auto& scalar : scalars) parameters.push_back(&scalar);
+    for (auto& map : launch_->encoded) parameters.push_back(&map);
     return api_.launch_kernel(function_, launch_->grid[0], launch_->grid[1], launch_->grid[2], launch_->block[0], launch_->block[1],
                               launch_->block[2], launch_->shared_bytes, stream_, parameters.data(), nullptr);
+  }
+
+  // The launch's tensor maps over this call's input addresses (host work: done before the timed span begins).
+  void encode_tensor_maps(const CallTensors& tensors) {
+    launch_->encoded.resize(launch_->tensor_maps.size());
+    for (std::size_t i = 0; i < launch_->tensor_maps.size(); ++i) {
+      const auto& map = launch_->tensor_maps[i];
+      const CUtensorMapDataType type = map.element_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                       : map.element_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                       : map.element_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                                                : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+      const CUtensorMapSwizzle swizzle = map.swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                         : map.swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                         : map.swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                                   : CU_TENSOR_MAP_SWIZZLE_NONE;
+      const cuuint64_t row_bytes = static_cast<cuuint64_t>(map.columns) * map.element_bytes;
+      const cuuint64_t dims[2] = {static_cast<cuuint64_t>(map.columns), static_cast<cuuint64_t>(map.rows)};
+      const cuuint64_t strides[1] = {(row_bytes + 15) / 16 * 16};  // one row: never read past, but the driver wants 16 bytes
+      const cuuint32_t box[2] = {map.box_columns, map.box_rows}, element_strides[2] = {1, 1};
+      check(api_,
+            api_.tensor_map_encode_tiled(&launch_->encoded[i], type, 2, tensors.input_data(map.input), dims, strides, box, element_strides,
+                                         CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+            fmt::format("cuTensorMapEncodeTiled (input {})", map.input).c_str());
+    }
   }
 
   json call(const message::Call& request) {
@@ -427,6 +458,7 @@ class GpuWorker {
               "poison the outputs");
       check(api_, api_.ctx_synchronize(), "synchronise after poisoning");
     }
+    if (!null_call && !entry && !launch_->tensor_maps.empty()) encode_tensor_maps(tensors);
     const int stray_kernels = timer_ ? timer_->begin() + std::exchange(strays_before_checks_, 0) : 0;
     check(api_, api_.event_record(start_, stream_), "cuEventRecord");
     const auto host_start = std::chrono::steady_clock::now();
