@@ -5,12 +5,12 @@
 #
 # From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
 #   1. smoke: `kernelarc eval TASK --template wgmma_cuda --device cuda:0 --correctness-only`: the paths never yet run on a
-#      GPU first (fp8, gate-up, bias-GELU's other paths), then gemm_bf16's other paths (one consumer, BK 128, BN 128 and
+#      GPU first (gemm_bf16's tma_cuda, fp8, gate-up, bias-GELU's other paths), then gemm_bf16's other paths (one consumer, BK 128, BN 128 and
 #      64, the register epilogue, split-K; on a few workloads with every edge), then each task's default on every workload;
 #   2. the tasks' PyTorch references (torch.matmul, torch.matmul then the add, torch._scaled_mm) re-measured per workload
 #      in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
-#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), the same grid of
-#      gemm_fp8_rowwise against torch._scaled_mm, and the residual task's epilogues against torch's matmul + add;
+#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), the same grid with
+#      tma_cuda (TMA loads), fp8's (BN 128/64 x SPLIT_K) of gemm_fp8_rowwise against torch._scaled_mm, and the residual task's epilogues against torch's matmul + add;
 #   4. OUT_DIR/gemm.md: the smoke verdicts, TFLOP/s per workload beside cuBLAS's, each configuration's geometric mean
 #      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
 #
@@ -54,6 +54,9 @@ few_gate_up=(gemm_bf16_gate_up_silu-1x8192x3072 gemm_bf16_gate_up_silu-586x18944
 # The paths never yet run on a GPU first, the whole-task defaults (long: every workload) last.
 few_fp8=(gemm_fp8_rowwise-1x4096x4096 gemm_fp8_rowwise-128x14336x4096 gemm_fp8_rowwise-1571x8192x8192)
 smoke_cases=(
+  "tma_default gemm_bf16 @tma_cuda"
+  "tma_split4_bk128 gemm_bf16 @tma_cuda SPLIT_K=4 BK=128 STAGES=3 BN=128"
+  "tma_bm256_bn64 gemm_bf16 @tma_cuda BM=256 BN=64 STAGES=5 EPILOGUE=0"
   "default gemm_fp8_rowwise"
   "split4 gemm_fp8_rowwise SPLIT_K=4"
   "registers_bk256 gemm_fp8_rowwise EPILOGUE=0 BK=256 STAGES=2"
@@ -78,11 +81,13 @@ mkdir -p "$out/smoke"
 smoke_deadline=$(($(date +%s) + smoke_limit))
 for case in "${smoke_cases[@]}"; do
   read -r -a words <<< "$case"
-  name=${words[0]} task=${words[1]}
+  name=${words[0]} task=${words[1]} template=wgmma_cuda
   knobs=()
-  for knob in "${words[@]:2}"; do knobs+=(--knob "$knob"); done
+  for word in "${words[@]:2}"; do
+    if [[ $word == @* ]]; then template=${word#@}; else knobs+=(--knob "$word"); fi
+  done
   only=()
-  if [[ $name != default ]]; then
+  if [[ $name != default && $name != tma_default ]]; then
     case $task in
       gemm_bf16) few=("${few_bf16[@]}") ;;
       gemm_bf16_residual) few=("${few_residual[@]}") ;;
@@ -97,8 +102,8 @@ for case in "${smoke_cases[@]}"; do
     say "smoke $task/$name: skipped (the smoke step's ${smoke_limit} s are spent)"
     continue
   fi
-  say "smoke: kernelarc eval $task --template wgmma_cuda ${knobs[*]} ${only[*]} --device $device --correctness-only"
-  timeout "$left" "$kernelarc" eval "$task" --template wgmma_cuda "${knobs[@]}" "${only[@]}" --device "$device" --correctness-only --json \
+  say "smoke: kernelarc eval $task --template $template ${knobs[*]} ${only[*]} --device $device --correctness-only"
+  timeout "$left" "$kernelarc" eval "$task" --template "$template" "${knobs[@]}" "${only[@]}" --device "$device" --correctness-only --json \
     --quiet > "$out/smoke/$task-$name.json" 2> "$out/smoke/$task-$name.log"
   echo "exit $?" >> "$out/smoke/$task-$name.log"
   tail -n 2 "$out/smoke/$task-$name.log"
@@ -115,6 +120,12 @@ tail -n 3 "$out/torch.log"
 say "sweep: kernelarc sweep gemm_bf16 --template wgmma_cuda ${sweep_knobs[*]} --device $device"
 timeout "$sweep_limit" "$kernelarc" sweep gemm_bf16 --template wgmma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
   > "$out/sweep-gemm_bf16.json" 2> "$out/sweep-gemm_bf16.log" || echo "sweep gemm_bf16: exit $? (see sweep-gemm_bf16.log)"
+left=$((began + 330 - $(date +%s)))
+if ((left > 20)); then  # the same grid with TMA loads: sweep-gemm_bf16.tma_cuda.json
+  say "sweep: kernelarc sweep gemm_bf16 --template tma_cuda ${sweep_knobs[*]} --device $device"
+  timeout "$left" "$kernelarc" sweep gemm_bf16 --template tma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
+    > "$out/sweep-gemm_bf16.tma_cuda.json" 2> "$out/sweep-gemm_bf16.tma_cuda.log" || echo "sweep gemm_bf16 tma_cuda: exit $?"
+fi
 left=$((began + 400 - $(date +%s)))
 if ((left > 20)); then
   say "sweep: kernelarc sweep gemm_fp8_rowwise --template wgmma_cuda ${fp8_sweep_knobs[*]} --device $device"

@@ -64,11 +64,14 @@ def torch_times(out, task):
     return {row["uuid"]: row["eager_ms"] * 1e6 for row in record["workloads"]} if record else {}
 
 
-def sweep_section(out, task, torch_ns):
+def sweep_section(out, name, torch_ns):
+    """The sweep in sweep-NAME.json: NAME is the task, or TASK.TEMPLATE for a template other than wgmma_cuda."""
+    task = name.split(".")[0]
     base = "torch._scaled_mm" if "fp8" in task else "cuBLAS"  # what torch runs for the task's reference
-    sweep = load(out / f"sweep-{task}.json")
+    sweep = load(out / f"sweep-{name}.json")
     if not sweep:
-        return [f"## {task}: no sweep result (see sweep-{task}.log)", ""]
+        return [f"## {name}: no sweep result (see sweep-{name}.log)", ""]
+    task = name
     configurations = sweep.get("configurations", [])
     lines = [f"## {task}: the sweep ({len(configurations)} configurations, {number(sweep.get('seconds'), 0)} s), against {base}", "",
              f"| configuration | outcome | passed | geomean vs {base} | geomean time us | build s |", "|---|---|---|---|---|---|"]
@@ -114,9 +117,9 @@ def main():
     device = (out / "device.txt").read_text().strip() if (out / "device.txt").exists() else "?"
     lines = ["# Hopper GEMM templates on the GPU (bench/gemm_device.sh)", "", "```", device, "```", ""]
     lines += smoke_section(out) + [""]
-    for task in ("gemm_bf16", "gemm_bf16_residual", "gemm_fp8_rowwise"):
-        if (out / f"sweep-{task}.json").exists():
-            lines += sweep_section(out, task, torch_times(out, task))
+    for path in sorted(out.glob("sweep-*.json")):
+        name = path.stem[len("sweep-"):]
+        lines += sweep_section(out, name, torch_times(out, name.split(".")[0]))
     print("\n".join(lines))
     return 0
 

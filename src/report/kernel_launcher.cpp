@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "report/expression_printer.h"
+#include "task/dtype.h"
 
 namespace kernelarc::report {
 
@@ -32,9 +33,6 @@ std::string axis_variable(const std::string& axis) { return "kernelarc_axis_" + 
 // The launch of one kernel by `launch`, evaluated per call over `names` (axes and knobs), ending in a return.
 std::string launch_code(const task::Definition& definition, const task::LaunchGeometry& launch, const std::string& kernel, CppNames names,
                         const std::vector<std::string>& var_axes) {
-  // Encoding TMA maps needs the driver's entry point from the launcher: not written yet, so no launcher without them.
-  if (!launch.tensor_maps.empty())
-    throw std::runtime_error(fmt::format("the launch of {} has TMA tensor maps, which an exported launcher does not encode yet", kernel));
   std::string out;
   // num_sms: the SM count of the device the launch goes to, as the judge's (task::kDefaultNumSms where CUDA cannot say).
   bool uses_num_sms = false;
@@ -87,6 +85,22 @@ std::string launch_code(const task::Definition& definition, const task::LaunchGe
     out += fmt::format("  long long kernelarc_axes[] = {{{}}};\n", fmt::join(values, ", "));
     for (std::size_t i = 0; i < var_axes.size(); ++i) arguments.push_back(fmt::format("&kernelarc_axes[{}]", i));
   }
+  // The tensor maps, as the judge's worker encodes them (judge/launch_request.cpp's rules), after the var axes.
+  if (!launch.tensor_maps.empty()) out += fmt::format("  CUtensorMap kernelarc_maps[{}];\n", launch.tensor_maps.size());
+  for (std::size_t i = 0; i < launch.tensor_maps.size(); ++i) {
+    const auto& map = launch.tensor_maps[i];
+    const auto input = std::find_if(definition.inputs.begin(), definition.inputs.end(), [&](const auto& t) { return t.name == map.input; });
+    if (input == definition.inputs.end()) throw std::runtime_error(fmt::format("tensor map {}: no input \"{}\"", i, map.input));
+    const auto index = input - definition.inputs.begin();
+    out += "  {\n    long long kernelarc_box[2] = {1, 1};\n";
+    for (std::size_t j = 0; j < 2; ++j)
+      out += fmt::format("    if (!kernelarc_expr_dimension({}, 1, 256, &kernelarc_box[{}])) return 5;  /* {} */\n",
+                         expression_to_cpp(map.box[j], names), j, map.box[j].text());
+    out += fmt::format("    const int kernelarc_encoded = kernelarc_tensor_map(&kernelarc_maps[{}], inputs[{}], {}, kernelarc_box, {});\n", i, index,
+                       task::storage_bytes(input->dtype, 1), map.swizzle_bytes);
+    out += "    if (kernelarc_encoded != 0) return kernelarc_encoded;\n  }\n";
+    arguments.push_back(fmt::format("&kernelarc_maps[{}]", i));
+  }
   out += fmt::format("  void* kernelarc_arguments[] = {{{}}};\n", fmt::join(arguments, ", "));
   out += "  if (kernelarc_shared_bytes > 48 * 1024) {\n";
   out += fmt::format("    const cudaError_t kernelarc_raised =\n"
@@ -103,16 +117,64 @@ std::string launch_code(const task::Definition& definition, const task::LaunchGe
   return out;
 }
 
+// The launcher's encoding of a TMA tensor map, as the judge's worker does it: the input seen as rows of its last axis,
+// reads past its edges zeros, cuTensorMapEncodeTiled found through the runtime (no -lcuda). Returns 0, or 6: no driver
+// entry point, 7: the driver refused the map.
+std::string tensor_map_helpers_cpp() {
+  return R"(typedef CUresult (*kernelarc_encode_tiled_t)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                                const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+static kernelarc_encode_tiled_t kernelarc_encode_tiled(void) {
+  static kernelarc_encode_tiled_t found = 0;
+  if (!found) {
+    void* entry = 0;
+    cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t looked = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &status);
+#else
+    const cudaError_t looked = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &entry, cudaEnableDefault, &status);
+#endif
+    if (looked == cudaSuccess && status == cudaDriverEntryPointSuccess) found = (kernelarc_encode_tiled_t)entry;
+  }
+  return found;
+}
+static int kernelarc_tensor_map(CUtensorMap* map, const DLTensor* tensor, unsigned element_bytes, const long long box[2], int swizzle_bytes) {
+  const kernelarc_encode_tiled_t encode = kernelarc_encode_tiled();
+  if (!encode) return 6;
+  cuuint64_t rows = 1;
+  for (int i = 0; i + 1 < tensor->ndim; ++i) rows *= (cuuint64_t)tensor->shape[i];
+  const cuuint64_t columns = tensor->ndim > 0 ? (cuuint64_t)tensor->shape[tensor->ndim - 1] : 1;
+  const cuuint64_t dims[2] = {columns, rows}, strides[1] = {(columns * element_bytes + 15) / 16 * 16};
+  const cuuint32_t boxes[2] = {(cuuint32_t)box[0], (cuuint32_t)box[1]}, element_strides[2] = {1, 1};
+  const CUtensorMapDataType type = element_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                   : element_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                   : element_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                                        : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  const CUtensorMapSwizzle swizzle = swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                     : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                     : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                           : CU_TENSOR_MAP_SWIZZLE_NONE;
+  return encode(map, type, 2, (char*)tensor->data + tensor->byte_offset, dims, strides, boxes, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS ? 0 : 7;
+}
+)";
+}
+
 // The launcher's opening: the header, the entry point, the tensor count check and every axis; `var_axes` gets the var axes.
-std::string launcher_head(const task::Definition& definition, const std::string& what, CppNames& names, std::vector<std::string>& var_axes) {
+std::string launcher_head(const task::Definition& definition, const std::string& what, CppNames& names, std::vector<std::string>& var_axes,
+                          bool tensor_maps) {
   for (const auto& axis : definition.axes) names[axis.name] = axis_variable(axis.name);
   std::string out;
   out += "/* ---- Host launcher generated by `kernelarc export`: the judge's launch of this kernel-only candidate. ---- */\n";
-  out += "#include <cuda_runtime.h>\n#include <math.h>\n\n";
+  out += tensor_maps ? "#include <cuda.h>\n#include <cuda_runtime.h>\n#include <math.h>\n\n" : "#include <cuda_runtime.h>\n#include <math.h>\n\n";
   out += expression_helpers_cpp();
+  if (tensor_maps) out += tensor_map_helpers_cpp();
   out += "\n";
-  out += fmt::format("/* Arguments of {}: a pointer per input and per output, then every var axis as long long (the definition's order).\n", what);
-  out += " * Returns 1: wrong tensor count; 2: grid, 3: block, 4: shared bytes out of range; 1000 + cudaError_t: launch failed. */\n";
+  out += fmt::format("/* Arguments of {}: a pointer per input and per output, then every var axis as long long (the definition's order){}.\n", what,
+                     tensor_maps ? ", then each tensor map" : "");
+  out += tensor_maps ? " * Returns 1: wrong tensor count; 2: grid, 3: block, 4: shared bytes, 5: a tensor map's box out of range; 6: no driver\n"
+                       " * entry point for tensor maps, 7: a map the driver refused; 1000 + cudaError_t: launch failed. */\n"
+                     : " * Returns 1: wrong tensor count; 2: grid, 3: block, 4: shared bytes out of range; 1000 + cudaError_t: launch failed. */\n";
   out += "KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {\n";
   out += fmt::format("  if (num_inputs != {} || num_outputs != {}) return 1;\n", definition.inputs.size(), definition.outputs.size());
   for (const auto& axis : definition.axes) {
@@ -138,7 +200,7 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const task::
   CppNames names;
   for (const auto& knob : knob_names) names[knob] = knob;
   std::vector<std::string> var_axes;
-  std::string out = launcher_head(definition, kernel, names, var_axes);
+  std::string out = launcher_head(definition, kernel, names, var_axes, !launch.tensor_maps.empty());
   out += launch_code(definition, launch, kernel, names, var_axes);
   return out + "}\n";
 }
@@ -148,7 +210,8 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const std::v
   if (parts.empty() || kernels.size() != parts.size()) throw std::runtime_error("a composed candidate needs a kernel per part");
   CppNames names;
   std::vector<std::string> var_axes;
-  std::string out = launcher_head(definition, "each part's kernel", names, var_axes);
+  const bool tensor_maps = std::any_of(parts.begin(), parts.end(), [](const auto& part) { return part.launch && !part.launch->tensor_maps.empty(); });
+  std::string out = launcher_head(definition, "each part's kernel", names, var_axes, tensor_maps);
   out += "  /* The part for this call's size, the product of the var axes: the judge's rule (judge/dispatch_rule.h). */\n";
   out += fmt::format("  const double kernelarc_size = {};\n  (void)kernelarc_size;\n", judge::dispatch_size_cpp(definition));
   for (std::size_t i = 0; i < parts.size(); ++i) {

@@ -1,5 +1,5 @@
 // The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual, gemm_bf16_bias_gelu, gemm_bf16_gate_up_silu,
-// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda) without a GPU: the knob constraints reject what cannot run (shared
+// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda; gemm_bf16's tma_cuda, its slices loaded by TMA) without a GPU: the knob constraints reject what cannot run (shared
 // memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a
 // with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8).
 // A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
@@ -36,10 +36,17 @@ using ::testing::HasSubstr;
 
 constexpr std::int64_t kSharedLimit = 227 * 1024;
 
-const kernelarc::task::Template& wgmma_template(const kernelarc::task::Task& task) {
+// A test's parameter: "TASK" (its wgmma_cuda template) or "TASK/TEMPLATE".
+std::string task_of(const std::string& parameter) { return parameter.substr(0, parameter.find('/')); }
+std::string template_of(const std::string& parameter) {
+  const auto slash = parameter.find('/');
+  return slash == std::string::npos ? "wgmma_cuda" : parameter.substr(slash + 1);
+}
+
+const kernelarc::task::Template& gemm_template(const kernelarc::task::Task& task, const std::string& name) {
   const auto& templates = task.definition.templates;
-  const auto found = std::find_if(templates.begin(), templates.end(), [](const auto& t) { return t.name == "wgmma_cuda"; });
-  if (found == templates.end()) throw std::runtime_error(task.definition.name + " has no wgmma_cuda template");
+  const auto found = std::find_if(templates.begin(), templates.end(), [&](const auto& t) { return t.name == name; });
+  if (found == templates.end()) throw std::runtime_error(task.definition.name + " has no " + name + " template");
   return *found;
 }
 
@@ -106,19 +113,21 @@ class GemmTemplateTest : public ::testing::TestWithParam<std::string> {
     CudaCompilerOptions options;
     options.cache_directory = cache.path();
     const CudaCompiler compiler(options);
-    const auto built = compiler.build_kernel({read_text_file(wgmma_template(task_).source), {}, knobs});
+    const auto built = compiler.build_kernel({read_text_file(template_().source), {}, knobs});
     ASSERT_TRUE(built.ok) << built.diagnostics;
     const auto disassembled = kernelarc::common::run_command({nvdisasm, "-c", built.library.string()}, std::chrono::seconds(60));
     ASSERT_TRUE(disassembled.ok()) << nvdisasm << ": " << disassembled.describe() << "\n" << disassembled.output.substr(0, 2000);
     sass = disassembled.output;
   }
 
-  kernelarc::task::Task task_ = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / GetParam());
+  const kernelarc::task::Template& template_() const { return gemm_template(task_, template_of(GetParam())); }
+
+  kernelarc::task::Task task_ = kernelarc::task::load_task(fs::path(KERNELARC_TASKS) / task_of(GetParam()));
 };
 
 // The constraints keep exactly the configurations whose shared memory fits and whose tile the warpgroups can hold.
 TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
-  const auto& tmpl = wgmma_template(task_);
+  const auto& tmpl = template_();
   const auto grid = whole_grid(tmpl);
   std::size_t combinations = 1;
   for (const auto& knob : tmpl.knobs) combinations *= knob.values.size();
@@ -143,14 +152,14 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   for (const auto& [name, value] : kernelarc::task::default_knobs(tmpl)) names[name] = static_cast<double>(value);
   names["M"] = 4096, names["N"] = 4096, names["K"] = 4096;
   EXPECT_LE(tmpl.launch->shared_bytes->evaluate_integer(names), kSharedLimit);
-  std::cout << GetParam() << "/wgmma_cuda: " << grid.configurations.size() << " of " << combinations << " configurations allowed\n";
+  std::cout << GetParam() << ": " << grid.configurations.size() << " of " << combinations << " configurations allowed\n";
 }
 
 // Allowed configurations build through NVRTC for sm_90a, without spills, a stack frame or serialised wgmma: every 31st
 // of the grid (127th for the epilogue tasks; odd strides reach every split count), the default at each split count, or
 // all of them with KERNELARC_GEMM_ALL_CONFIGURATIONS=1 (CI's time). The build time of each is reported.
 TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
-  const auto& tmpl = wgmma_template(task_);
+  const auto& tmpl = template_();
   const auto grid = whole_grid(tmpl);
   const char* all = std::getenv("KERNELARC_GEMM_ALL_CONFIGURATIONS");
   const std::size_t stride = all && std::string(all) == "1" ? 1 : (GetParam() == "gemm_bf16" ? 31 : 127);
@@ -171,8 +180,8 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   for (const auto& knobs : sample) {
     const auto built = compiler.build_kernel({source, {}, knobs});
     ASSERT_TRUE(built.ok) << describe(knobs) << ":\n" << built.diagnostics;
-    ASSERT_TRUE(built.resources.contains("gemm_wgmma")) << describe(knobs) << ": " << built.resources.dump();
-    const auto& kernel = built.resources["gemm_wgmma"];
+    ASSERT_TRUE(built.resources.contains(tmpl.launch->kernel)) << describe(knobs) << ": " << built.resources.dump();
+    const auto& kernel = built.resources[tmpl.launch->kernel];
     EXPECT_EQ(kernel.value("spill_store_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
     EXPECT_EQ(kernel.value("stack_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
     // An epilogue that touches the accumulators the wrong way makes ptxas wait for every wgmma (C7514): a silent halving.
@@ -183,7 +192,7 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   std::sort(seconds.begin(), seconds.end());
   double total = 0;
   for (const double s : seconds) total += s;
-  std::cout << fmt::format("{}/wgmma_cuda: {} builds for sm_90a, {:.3f} s median, {:.3f} to {:.3f} s, {:.1f} s in all\n", GetParam(),
+  std::cout << fmt::format("{}: {} builds for sm_90a, {:.3f} s median, {:.3f} to {:.3f} s, {:.1f} s in all\n", GetParam(),
                            seconds.size(), seconds[seconds.size() / 2], seconds.front(), seconds.back(), total);
   EXPECT_LT(seconds[seconds.size() / 2], 2.0) << "a candidate must build in a second or two, or no search is possible";
 }
@@ -192,19 +201,27 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
 TEST_P(GemmTemplateTest, TheDefaultConfigurationsSassMultipliesOnHoppersTensorCores) {
   const std::string nvdisasm = find_nvdisasm();
   if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
-  const auto knobs = kernelarc::task::default_knobs(wgmma_template(task_));
+  const auto knobs = kernelarc::task::default_knobs(template_());
   std::string sass;
   ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
   EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
   EXPECT_THAT(sass, HasSubstr("SYNCS.PHASECHK")) << "the ring waits on mbarriers";
   EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
+  // A template whose launch declares tensor maps loads through the copy engine (UTMALDG); the others through cp.async (LDGSTS).
+  if (template_().launch->tensor_maps.empty()) {
+    EXPECT_THAT(sass, HasSubstr("LDGSTS"));
+    EXPECT_THAT(sass, ::testing::Not(HasSubstr("UTMALDG")));
+  } else {
+    EXPECT_THAT(sass, HasSubstr("UTMALDG.2D"));
+    EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDGSTS")));
+  }
 }
 
 // With SPLIT_K the blocks of a cluster meet at cluster barriers (UCGABAR in SASS) around the reduction of their sums.
 TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
   const std::string nvdisasm = find_nvdisasm();
   if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
-  auto knobs = kernelarc::task::default_knobs(wgmma_template(task_));
+  auto knobs = kernelarc::task::default_knobs(template_());
   knobs["SPLIT_K"] = 4;
   std::string sass;
   ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
@@ -214,7 +231,11 @@ TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
-                                                                       "gemm_fp8_rowwise", "gemm_fp8_tensorwise"),
-                         [](const auto& info) { return info.param; });
+                                                                       "gemm_fp8_rowwise", "gemm_fp8_tensorwise", "gemm_bf16/tma_cuda"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return name;
+                         });
 
 }  // namespace
