@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26's first look on the GPU machine, in one call of at most 8 minutes (bench/gemm_plan.md says what to read):
+# Issue 26's first look on the GPU machine, in one call of about 8 minutes (bench/gemm_plan.md says what to read):
 #
 #   bash bench/gemm_device.sh OUT_DIR
 #
@@ -10,7 +10,7 @@
 #   2. the tasks' PyTorch references (torch.matmul, torch.matmul then the add, torch._scaled_mm) re-measured per workload
 #      in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
 #   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), the same grid with
-#      tma_cuda (TMA loads), fp8's (BN 128/64 x SPLIT_K) of gemm_fp8_rowwise against torch._scaled_mm, and the residual task's epilogues against torch's matmul + add;
+#      tma_cuda (TMA loads), fp8's (BN 128/64 x SPLIT_K) of gemm_fp8_rowwise against torch._scaled_mm (both templates), and the residual task's epilogues against torch's matmul + add;
 #   4. OUT_DIR/gemm.md: the smoke verdicts, TFLOP/s per workload beside cuBLAS's, each configuration's geometric mean
 #      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
 #
@@ -57,6 +57,7 @@ smoke_cases=(
   "tma_default gemm_bf16 @tma_cuda"
   "tma_split4_bk128 gemm_bf16 @tma_cuda SPLIT_K=4 BK=128 STAGES=3 BN=128"
   "tma_bm256_bn64 gemm_bf16 @tma_cuda BM=256 BN=64 STAGES=5 EPILOGUE=0"
+  "tma_default gemm_fp8_rowwise @tma_cuda"
   "default gemm_fp8_rowwise"
   "split4 gemm_fp8_rowwise SPLIT_K=4"
   "registers_bk256 gemm_fp8_rowwise EPILOGUE=0 BK=256 STAGES=2"
@@ -132,7 +133,13 @@ if ((left > 20)); then
   timeout "$left" "$kernelarc" sweep gemm_fp8_rowwise --template wgmma_cuda "${fp8_sweep_knobs[@]}" --device "$device" --json --quiet \
     > "$out/sweep-gemm_fp8_rowwise.json" 2> "$out/sweep-gemm_fp8_rowwise.log" || echo "sweep gemm_fp8_rowwise: exit $?"
 fi
-left=$((began + 440 - $(date +%s)))
+left=$((began + 420 - $(date +%s)))
+if ((left > 20)); then  # fp8's grid with TMA loads: sweep-gemm_fp8_rowwise.tma_cuda.json
+  say "sweep: kernelarc sweep gemm_fp8_rowwise --template tma_cuda ${fp8_sweep_knobs[*]} --device $device"
+  timeout "$left" "$kernelarc" sweep gemm_fp8_rowwise --template tma_cuda "${fp8_sweep_knobs[@]}" --device "$device" --json --quiet \
+    > "$out/sweep-gemm_fp8_rowwise.tma_cuda.json" 2> "$out/sweep-gemm_fp8_rowwise.tma_cuda.log" || echo "sweep gemm_fp8_rowwise tma_cuda: exit $?"
+fi
+left=$((began + 460 - $(date +%s)))
 if ((left > 20)); then
   say "sweep: kernelarc sweep gemm_bf16_residual --template wgmma_cuda --knob EPILOGUE=1,0 --device $device"
   timeout "$left" "$kernelarc" sweep gemm_bf16_residual --template wgmma_cuda --knob EPILOGUE=1,0 --device "$device" --json --quiet \

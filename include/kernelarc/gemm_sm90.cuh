@@ -83,9 +83,10 @@ __device__ __forceinline__ void barrier_expect_bytes(unsigned barrier, unsigned 
 // The box of `map` at (column, row) into shared memory at `destination`, swizzled as the map says, zeros past the
 // tensor's edges; its bytes complete on `barrier`. The destination is this block's own (a shared::cta address).
 __device__ __forceinline__ void tma_load_2d(unsigned destination, const TensorMap& map, int column, int row, unsigned barrier) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-                   destination),
-               "l"(reinterpret_cast<unsigned long long>(&map)), "r"(column), "r"(row), "r"(barrier)
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3}], [%4];"
+               :
+               : "r"(destination), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(column), "r"(row), "r"(barrier)
                : "memory");
 }
 
@@ -131,9 +132,9 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait() {
 }
 
 // d (64 x N, fp32, the warpgroup's fragment: N / 2 a thread) = a (64 x K) * b (N x K)^T + (scale_d ? d : 0), both from
-// shared memory: one instruction covers 32 bytes of K, k16 for bf16 and k32 for fp8 e4m3. KERNELARC_WGMMA_N(N, INSTRUCTION, TAIL) writes
-// the instruction with N / 2 accumulators; TAIL is what follows the scale-d predicate (bf16 takes the two operands'
-// transposes too, fp8 has none).
+// shared memory: one instruction covers 32 bytes of K, k16 for bf16 and k32 for fp8 e4m3. KERNELARC_WGMMA_N(N,
+// INSTRUCTION, TAIL) writes the instruction with N / 2 accumulators; TAIL is what follows the scale-d predicate (bf16
+// takes the two operands' transposes too, fp8 has none).
 #define KERNELARC_WGMMA_64(INSTRUCTION, TAIL) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" INSTRUCTION " {" \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \

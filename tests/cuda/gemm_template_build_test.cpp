@@ -1,5 +1,6 @@
 // The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual, gemm_bf16_bias_gelu, gemm_bf16_gate_up_silu,
-// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda; gemm_bf16's tma_cuda, its slices loaded by TMA) without a GPU: the knob constraints reject what cannot run (shared
+// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda; gemm_bf16's and gemm_fp8_rowwise's tma_cuda, slices loaded by TMA)
+// without a GPU: the knob constraints reject what cannot run (shared
 // memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a
 // with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8).
 // A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
@@ -231,7 +232,8 @@ TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
-                                                                       "gemm_fp8_rowwise", "gemm_fp8_tensorwise", "gemm_bf16/tma_cuda"),
+                                                                       "gemm_fp8_rowwise", "gemm_fp8_tensorwise", "gemm_bf16/tma_cuda",
+                                                                       "gemm_fp8_rowwise/tma_cuda"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '/', '_');
