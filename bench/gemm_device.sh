@@ -118,33 +118,27 @@ tail -n 3 "$out/torch.log"
 
 # 3. Timing: the sweep over the grid (screening: a correctness round and a few timed calls per configuration and
 # workload), then the residual task's default.
-say "sweep: kernelarc sweep gemm_bf16 --template wgmma_cuda ${sweep_knobs[*]} --device $device"
-timeout "$sweep_limit" "$kernelarc" sweep gemm_bf16 --template wgmma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
-  > "$out/sweep-gemm_bf16.json" 2> "$out/sweep-gemm_bf16.log" || echo "sweep gemm_bf16: exit $? (see sweep-gemm_bf16.log)"
-left=$((began + 330 - $(date +%s)))
-if ((left > 20)); then  # the same grid with TMA loads: sweep-gemm_bf16.tma_cuda.json
-  say "sweep: kernelarc sweep gemm_bf16 --template tma_cuda ${sweep_knobs[*]} --device $device"
-  timeout "$left" "$kernelarc" sweep gemm_bf16 --template tma_cuda "${sweep_knobs[@]}" --device "$device" --json --quiet \
-    > "$out/sweep-gemm_bf16.tma_cuda.json" 2> "$out/sweep-gemm_bf16.tma_cuda.log" || echo "sweep gemm_bf16 tma_cuda: exit $?"
-fi
-left=$((began + 400 - $(date +%s)))
-if ((left > 20)); then
-  say "sweep: kernelarc sweep gemm_fp8_rowwise --template wgmma_cuda ${fp8_sweep_knobs[*]} --device $device"
-  timeout "$left" "$kernelarc" sweep gemm_fp8_rowwise --template wgmma_cuda "${fp8_sweep_knobs[@]}" --device "$device" --json --quiet \
-    > "$out/sweep-gemm_fp8_rowwise.json" 2> "$out/sweep-gemm_fp8_rowwise.log" || echo "sweep gemm_fp8_rowwise: exit $?"
-fi
-left=$((began + 420 - $(date +%s)))
-if ((left > 20)); then  # fp8's grid with TMA loads: sweep-gemm_fp8_rowwise.tma_cuda.json
-  say "sweep: kernelarc sweep gemm_fp8_rowwise --template tma_cuda ${fp8_sweep_knobs[*]} --device $device"
-  timeout "$left" "$kernelarc" sweep gemm_fp8_rowwise --template tma_cuda "${fp8_sweep_knobs[@]}" --device "$device" --json --quiet \
-    > "$out/sweep-gemm_fp8_rowwise.tma_cuda.json" 2> "$out/sweep-gemm_fp8_rowwise.tma_cuda.log" || echo "sweep gemm_fp8_rowwise tma_cuda: exit $?"
-fi
-left=$((began + 460 - $(date +%s)))
-if ((left > 20)); then
-  say "sweep: kernelarc sweep gemm_bf16_residual --template wgmma_cuda --knob EPILOGUE=1,0 --device $device"
-  timeout "$left" "$kernelarc" sweep gemm_bf16_residual --template wgmma_cuda --knob EPILOGUE=1,0 --device "$device" --json --quiet \
-    > "$out/sweep-gemm_bf16_residual.json" 2> "$out/sweep-gemm_bf16_residual.log" || echo "sweep gemm_bf16_residual: exit $?"
-fi
+# sweep_until END TASK TEMPLATE KNOB_ARGS...: one sweep, bounded to END (seconds since the start), skipped with less than 20
+# left; its JSON is sweep-TASK.json for wgmma_cuda, sweep-TASK.TEMPLATE.json for another (what gemm_table.py reads).
+sweep_until() {
+  local end=$1 task=$2 template=$3 left name
+  shift 3
+  left=$((began + end - $(date +%s)))
+  name=$task
+  [[ $template == wgmma_cuda ]] || name=$task.$template
+  if ((left <= 20)); then
+    say "sweep $name: skipped (the step's time is spent)"
+    return
+  fi
+  say "sweep: kernelarc sweep $task --template $template $* --device $device"
+  timeout "$left" "$kernelarc" sweep "$task" --template "$template" "$@" --device "$device" --json --quiet \
+    > "$out/sweep-$name.json" 2> "$out/sweep-$name.log" || echo "sweep $name: exit $? (see sweep-$name.log)"
+}
+sweep_until $(($(date +%s) - began + sweep_limit)) gemm_bf16 wgmma_cuda "${sweep_knobs[@]}"
+sweep_until 330 gemm_bf16 tma_cuda "${sweep_knobs[@]}"  # the same grid with TMA loads
+sweep_until 400 gemm_fp8_rowwise wgmma_cuda "${fp8_sweep_knobs[@]}"
+sweep_until 420 gemm_fp8_rowwise tma_cuda "${fp8_sweep_knobs[@]}"
+sweep_until 460 gemm_bf16_residual wgmma_cuda --knob EPILOGUE=1,0
 
 # 4. The tables.
 say "tables: $out/gemm.md"

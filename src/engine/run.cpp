@@ -492,7 +492,6 @@ RunSummary Run::loop() {
       finish_round();
       continue;
     }
-
     top_up_proposals();
     if (st.pending.empty() && !st.round.empty()) {  // nothing left to screen: the round ends early, a promotion may open new moves
       finish_round();
