@@ -24,7 +24,7 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 kernelarc=${KERNELARC:-bundle/kernelarc}
 device=${DEVICE:-cuda:0}
 python=${PYTHON:-python3}
-smoke_limit=${SMOKE_LIMIT:-200} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-160}
+smoke_limit=${SMOKE_LIMIT:-200} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-300}
 read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4,8}"
 read -r -a fp8_sweep_knobs <<< "${FP8_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4,8}"  # fp8's BN is at most 128
 
@@ -118,7 +118,7 @@ tail -n 3 "$out/torch.log"
 
 # 3. Timing: the sweep over the grid (screening: a correctness round and a few timed calls per configuration and
 # workload), then the residual task's default.
-# sweep_until END TASK TEMPLATE KNOB_ARGS...: one sweep, bounded to END (seconds since the start), skipped with less than 20
+# sweep_until END TASK TEMPLATE KNOB_ARGS...: one sweep, bounded to END (seconds since the script began), skipped with less than 20
 # left; its JSON is sweep-TASK.json for wgmma_cuda, sweep-TASK.TEMPLATE.json for another (what gemm_table.py reads).
 sweep_until() {
   local end=$1 task=$2 template=$3 left name
@@ -134,11 +134,13 @@ sweep_until() {
   timeout "$left" "$kernelarc" sweep "$task" --template "$template" "$@" --device "$device" --json --quiet \
     > "$out/sweep-$name.json" 2> "$out/sweep-$name.log" || echo "sweep $name: exit $? (see sweep-$name.log)"
 }
-sweep_until $(($(date +%s) - began + sweep_limit)) gemm_bf16 wgmma_cuda "${sweep_knobs[@]}"
-sweep_until 330 gemm_bf16 tma_cuda "${sweep_knobs[@]}"  # the same grid with TMA loads
-sweep_until 400 gemm_fp8_rowwise wgmma_cuda "${fp8_sweep_knobs[@]}"
-sweep_until 420 gemm_fp8_rowwise tma_cuda "${fp8_sweep_knobs[@]}"
-sweep_until 460 gemm_bf16_residual wgmma_cuda --knob EPILOGUE=1,0
+# Each sweep's end is a share of SWEEP_LIMIT counted from here, so a long smoke step shortens none of them.
+sweeps_began=$(($(date +%s) - began))
+sweep_until $((sweeps_began + sweep_limit * 30 / 100)) gemm_bf16 wgmma_cuda "${sweep_knobs[@]}"
+sweep_until $((sweeps_began + sweep_limit * 60 / 100)) gemm_bf16 tma_cuda "${sweep_knobs[@]}"  # the same grid with TMA loads
+sweep_until $((sweeps_began + sweep_limit * 75 / 100)) gemm_fp8_rowwise wgmma_cuda "${fp8_sweep_knobs[@]}"
+sweep_until $((sweeps_began + sweep_limit * 90 / 100)) gemm_fp8_rowwise tma_cuda "${fp8_sweep_knobs[@]}"
+sweep_until $((sweeps_began + sweep_limit)) gemm_bf16_residual wgmma_cuda --knob EPILOGUE=1,0
 
 # 4. The tables.
 say "tables: $out/gemm.md"
