@@ -5,17 +5,19 @@
 #
 # From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
 #   1. smoke: `kernelarc eval TASK --template wgmma_cuda --device cuda:0 --correctness-only`: the paths never yet run on a
-#      GPU first (gemm_bf16's tma_cuda, fp8, gate-up, bias-GELU's other paths), then gemm_bf16's other paths (one consumer, BK 128, BN 128 and
-#      64, the register epilogue, split-K; on a few workloads with every edge), then each task's default on every workload;
+#      GPU first (the TMA templates' persistent tile walk, then their other paths, fp8, gate-up, bias-GELU's), then
+#      gemm_bf16's other paths (one consumer, BK 128, BN 128 and 64, the register epilogue, split-K; on a few workloads
+#      with every edge), then each task's default on every workload (each takes minutes: the step's time ends first);
 #   2. the tasks' PyTorch references (torch.matmul, torch.matmul then the add, torch._scaled_mm) re-measured per workload
 #      in this same call, kernel spans with the L2 flushed, as the judge times (bench/torch_baselines.py);
-#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), the same grid with
-#      tma_cuda (TMA loads), fp8's (BN 128/64 x SPLIT_K) of gemm_fp8_rowwise against torch._scaled_mm (both templates), and the residual task's epilogues against torch's matmul + add;
+#   3. time: `kernelarc sweep gemm_bf16 --template wgmma_cuda` over a modest grid (BN x SPLIT_K), tma_cuda's (TMA loads)
+#      with the persistent walk and 3 or 4 stages, fp8's (BN 128/64 x SPLIT_K) of gemm_fp8_rowwise against
+#      torch._scaled_mm (both templates), and the residual task's epilogues against torch's matmul + add;
 #   4. OUT_DIR/gemm.md: the smoke verdicts, TFLOP/s per workload beside cuBLAS's, each configuration's geometric mean
 #      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
 #
 # Settings (environment): KERNELARC (bundle/kernelarc), DEVICE (cuda:0), PYTHON (python3, with torch and CUDA),
-# SWEEP_KNOBS and FP8_SWEEP_KNOBS (the grids, as --knob arguments), SMOKE_LIMIT / TORCH_LIMIT / SWEEP_LIMIT (seconds for each step).
+# SWEEP_KNOBS, FP8_SWEEP_KNOBS, TMA_SWEEP_KNOBS and FP8_TMA_SWEEP_KNOBS (the grids, as --knob arguments), SMOKE_LIMIT / TORCH_LIMIT / SWEEP_LIMIT (seconds for each step).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +29,9 @@ python=${PYTHON:-python3}
 smoke_limit=${SMOKE_LIMIT:-200} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWEEP_LIMIT:-300}
 read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4,8}"
 read -r -a fp8_sweep_knobs <<< "${FP8_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4,8}"  # fp8's BN is at most 128
+# The TMA templates' grids add the persistent tile walk (split-K 1 only; 3 stages leave room for its staging).
+read -r -a tma_sweep_knobs <<< "${TMA_SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4 --knob STAGES=4,3 --knob PERSISTENT=0,1}"
+read -r -a fp8_tma_sweep_knobs <<< "${FP8_TMA_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4 --knob PERSISTENT=0,1}"
 
 # The bundle's environment (scripts/device's device_environment): its libraries, the tasks, a cache and a store in OUT_DIR.
 if [[ -d bundle/lib ]]; then
@@ -54,10 +59,13 @@ few_gate_up=(gemm_bf16_gate_up_silu-1x8192x3072 gemm_bf16_gate_up_silu-586x18944
 # The paths never yet run on a GPU first, the whole-task defaults (long: every workload) last.
 few_fp8=(gemm_fp8_rowwise-1x4096x4096 gemm_fp8_rowwise-128x14336x4096 gemm_fp8_rowwise-1571x8192x8192)
 smoke_cases=(
-  "tma_default gemm_bf16 @tma_cuda"
+  "tma_persistent gemm_bf16 @tma_cuda PERSISTENT=1 STAGES=3"
+  "tma_persistent_registers gemm_bf16 @tma_cuda PERSISTENT=1 EPILOGUE=0 BN=128"
+  "tma_persistent gemm_fp8_rowwise @tma_cuda PERSISTENT=1"
+  "tma_persistent gemm_bf16_residual @tma_cuda PERSISTENT=1 STAGES=3"
+  "tma_persistent_registers gemm_bf16_bias_gelu @tma_cuda PERSISTENT=1 EPILOGUE=0"
   "tma_split4_bk128 gemm_bf16 @tma_cuda SPLIT_K=4 BK=128 STAGES=3 BN=128"
   "tma_bm256_bn64 gemm_bf16 @tma_cuda BM=256 BN=64 STAGES=5 EPILOGUE=0"
-  "tma_default gemm_fp8_rowwise @tma_cuda"
   "default gemm_fp8_rowwise"
   "split4 gemm_fp8_rowwise SPLIT_K=4"
   "registers_bk256 gemm_fp8_rowwise EPILOGUE=0 BK=256 STAGES=2"
@@ -77,6 +85,8 @@ smoke_cases=(
   "default gemm_bf16_bias_gelu"
   "default gemm_bf16_residual"
   "default gemm_bf16"
+  "tma_default gemm_bf16 @tma_cuda"
+  "tma_default gemm_fp8_rowwise @tma_cuda"
 )
 mkdir -p "$out/smoke"
 smoke_deadline=$(($(date +%s) + smoke_limit))
@@ -137,9 +147,9 @@ sweep_until() {
 # Each sweep's end is a share of SWEEP_LIMIT counted from here, so a long smoke step shortens none of them.
 sweeps_began=$(($(date +%s) - began))
 sweep_until $((sweeps_began + sweep_limit * 30 / 100)) gemm_bf16 wgmma_cuda "${sweep_knobs[@]}"
-sweep_until $((sweeps_began + sweep_limit * 60 / 100)) gemm_bf16 tma_cuda "${sweep_knobs[@]}"  # the same grid with TMA loads
+sweep_until $((sweeps_began + sweep_limit * 60 / 100)) gemm_bf16 tma_cuda "${tma_sweep_knobs[@]}"
 sweep_until $((sweeps_began + sweep_limit * 75 / 100)) gemm_fp8_rowwise wgmma_cuda "${fp8_sweep_knobs[@]}"
-sweep_until $((sweeps_began + sweep_limit * 90 / 100)) gemm_fp8_rowwise tma_cuda "${fp8_sweep_knobs[@]}"
+sweep_until $((sweeps_began + sweep_limit * 90 / 100)) gemm_fp8_rowwise tma_cuda "${fp8_tma_sweep_knobs[@]}"
 sweep_until $((sweeps_began + sweep_limit)) gemm_bf16_residual wgmma_cuda --knob EPILOGUE=1,0
 
 # 4. The tables.

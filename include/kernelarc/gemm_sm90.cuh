@@ -237,7 +237,8 @@ template <> struct Wgmma<256, __nv_fp8_e4m3> {
 // A tile's shape and the shared memory it needs, from the template's knobs. The ring: kStages stages, each the
 // kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as column blocks of 128-byte swizzled rows
 // (64 bf16 or 128 fp8 a row: kInputBytes a value).
-template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged, int kSplitK = 1, int kInputBytes = 2>
+template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged, int kSplitK = 1, int kInputBytes = 2,
+          bool kPersistent = false>
 struct TileShape {
   static constexpr int kThreads = 128 * (kConsumers + 1);  // warpgroup 0 loads, warpgroups 1.. multiply
   static constexpr int kConsumerRows = kBlockM / kConsumers;    // rows of the tile one consumer warpgroup owns
@@ -249,8 +250,11 @@ struct TileShape {
   static constexpr int kStagingBytes = kStaged ? kBlockM * kStagingPitch * 2 : 0;
   static constexpr int kPartialBytes = kSplitK > 1 ? kBlockM * kBlockN * 4 : 0;  // a split's fp32 sums, for the cluster's first block
   static constexpr int kRingBytes = kStages * kStageBytes;
-  static constexpr int kDataBytes = kRingBytes > kStagingBytes ? (kRingBytes > kPartialBytes ? kRingBytes : kPartialBytes)
-                                                               : (kStagingBytes > kPartialBytes ? kStagingBytes : kPartialBytes);
+  // The epilogue's tile reuses the ring, unless the block is persistent: then the producer is filling the ring with the
+  // next tile's slices meanwhile, and the staging follows the ring.
+  static constexpr int kDataBytes = kPersistent ? kRingBytes + kStagingBytes
+                                    : kRingBytes > kStagingBytes ? (kRingBytes > kPartialBytes ? kRingBytes : kPartialBytes)
+                                                                 : (kStagingBytes > kPartialBytes ? kStagingBytes : kPartialBytes);
   // What the launch rule must give: the data, its 1024-byte alignment, and the barriers after it.
   static constexpr int kSharedBytes = kDataBytes + 1024 + 16 * kStages;
 
@@ -266,6 +270,7 @@ struct TileShape {
   static_assert(!kPromoted || kAccumulators <= 64, "fp8: at most 64 accumulators a thread (twice that in registers, promoted)");
   static_assert(kStages >= 2, "two stages at least: one filling while one is multiplied");
   static_assert(kSplitK == 1 || kSplitK == 2 || kSplitK == 4 || kSplitK == 8, "kSplitK: 1, 2, 4 or 8 blocks of a cluster (portable)");
+  static_assert(!kPersistent || kSplitK == 1, "a persistent block walks whole tiles (split-K's clusters end with their tile)");
   static_assert(kSharedBytes <= 227 * 1024, "at most 227 KiB of shared memory a block");
 };
 
@@ -417,14 +422,15 @@ __device__ __forceinline__ void scale_sums(Accumulators& acc, const float* row_s
 // memory (16-byte coalesced stores) rather than straight from registers. Input __nv_fp8_e4m3: x and w in fp8 e4m3 (QGMMA),
 // the sums dequantised by kScale (detail::scale_sums) from row_scale (x's) and column_scale (w's) before the epilogue.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
-          int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0, bool kTma = false>
+          int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0, bool kTma = false,
+          bool kPersistent = false>
 __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Input* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
                                           const Input* __restrict__ w_up = nullptr, const float* __restrict__ row_scale = nullptr,
                                           const float* __restrict__ column_scale = nullptr, const TensorMap* map_x = nullptr,
                                           const TensorMap* map_w = nullptr) {
-  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input)>;
+  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input), kPersistent>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
   static_assert(!kGateUp || (!kStaged && kActivation == 0 && kScale == 0), "the gate-up epilogue is its own, from registers");
   static_assert(!kTma || !kGateUp, "TMA loads: one weight matrix (the gate-up slice interleaves two)");
@@ -438,10 +444,26 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
   const unsigned empty = full + 8 * kStages;        // kStages barriers: a stage has been multiplied
 
   const long long tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kOutColumns - 1) / kOutColumns;
-  const long long group_tiles = kGroupM * tiles_n, tile = blockIdx.x / kSplitK;
-  const long long first_m = tile / group_tiles * kGroupM;
-  const long long group_rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
-  const long long m0 = (first_m + tile % group_tiles % group_rows) * kBlockM, n0 = tile % group_tiles / group_rows * kOutColumns;
+  const long long tiles = tiles_m * tiles_n, group_tiles = kGroupM * tiles_n;
+  // The first row and column of y in tile `tile`.
+  const auto origin = [&](long long tile, long long& m0, long long& n0) {
+    const long long first_m = tile / group_tiles * kGroupM;
+    const long long group_rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
+    m0 = (first_m + tile % group_tiles % group_rows) * kBlockM;
+    n0 = tile % group_tiles / group_rows * kOutColumns;
+  };
+  // A block's tiles: blockIdx.x / kSplitK; persistent, that one and every gridDim.x-th after it.
+  const long long first_tile = blockIdx.x / kSplitK;
+  long long first_m0, first_n0;
+  origin(first_tile, first_m0, first_n0);
+  // Moves to the block's next tile (its origin into m0 and n0); false when there is none, always unless persistent.
+  const auto next_tile = [&](long long& tile, long long& m0, long long& n0) {
+    if constexpr (!kPersistent) return false;
+    tile += gridDim.x;
+    if (tile >= tiles) return false;
+    origin(tile, m0, n0);
+    return true;
+  };
   // This block's share of K: k tiles [kt_begin, kt_begin + k_tiles) of the split `rank`.
   unsigned rank = 0;
   if constexpr (kSplitK > 1) rank = __clusterRelativeBlockRank();
@@ -464,17 +486,21 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
     // One thread issues every stage's boxes: each 128-byte column block of a slice is one box of 128 bytes by its rows.
     constexpr int kBoxColumns = 128 / static_cast<int>(sizeof(Input));
     if (thread == 0) {
-      for (long long kt = 0; kt < k_tiles; ++kt) {
-        const int s = static_cast<int>(kt % kStages);
-        if (kt >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((kt / kStages - 1) & 1));
-        const unsigned stage = base + s * Shape::kStageBytes, weights = stage + kBlockM * kBlockK * sizeof(Input);
-        const int k0 = static_cast<int>((kt_begin + kt) * kBlockK);
-        barrier_expect_bytes(full + 8 * s, Shape::kStageBytes);  // zeros past the edges count as bytes landed
+      for (long long tile = first_tile, ring = 0, m0 = first_m0, n0 = first_n0;; ring += k_tiles) {
+        for (long long kt = 0; kt < k_tiles; ++kt) {
+          const long long it = ring + kt;
+          const int s = static_cast<int>(it % kStages);
+          if (it >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((it / kStages - 1) & 1));
+          const unsigned stage = base + s * Shape::kStageBytes, weights = stage + kBlockM * kBlockK * sizeof(Input);
+          const int k0 = static_cast<int>((kt_begin + kt) * kBlockK);
+          barrier_expect_bytes(full + 8 * s, Shape::kStageBytes);  // zeros past the edges count as bytes landed
 #pragma unroll
-        for (int block = 0; block < Shape::kColumnBlocks; ++block) {
-          tma_load_2d(stage + block * kBlockM * 128, *map_x, k0 + block * kBoxColumns, static_cast<int>(m0), full + 8 * s);
-          tma_load_2d(weights + block * kBlockN * 128, *map_w, k0 + block * kBoxColumns, static_cast<int>(n0), full + 8 * s);
+          for (int block = 0; block < Shape::kColumnBlocks; ++block) {
+            tma_load_2d(stage + block * kBlockM * 128, *map_x, k0 + block * kBoxColumns, static_cast<int>(m0), full + 8 * s);
+            tma_load_2d(weights + block * kBlockN * 128, *map_w, k0 + block * kBoxColumns, static_cast<int>(n0), full + 8 * s);
+          }
         }
+        if (!next_tile(tile, m0, n0)) break;
       }
     }
     if constexpr (kSplitK > 1) {  // the consumers' two cluster barriers: every thread of the cluster arrives at each
@@ -483,22 +509,29 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
     }
   } else if (warpgroup == 0) {
     if constexpr (kConsumers == 2) registers_decrease<56>();
-    const int rows_x = static_cast<int>(m - m0 < kBlockM ? m - m0 : kBlockM), rows_w = static_cast<int>(n - n0 < kOutColumns ? n - n0 : kOutColumns);
-    for (long long kt = 0; kt < k_tiles; ++kt) {
-      const int s = static_cast<int>(kt % kStages);
-      if (kt >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((kt / kStages - 1) & 1));
-      const unsigned stage = base + s * Shape::kStageBytes;
-      const long long k0 = (kt_begin + kt) * kBlockK;
-      const int columns = static_cast<int>(k - k0 < kBlockK ? k - k0 : kBlockK);
-      detail::load_slice<kBlockM, kBlockK>(stage, x + m0 * k + k0, rows_x, columns, k, thread);
-      if constexpr (kGateUp) {  // gate rows, then the same rows of up, in each 128-byte column block of the weight slice
-        const unsigned weights = stage + kBlockM * kBlockK * sizeof(Input);
-        detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights, w + n0 * k + k0, rows_w, columns, k, thread);
-        detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights + kBlockN / 2 * 128, w_up + n0 * k + k0, rows_w, columns, k, thread);
-      } else {
-        detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * sizeof(Input), w + n0 * k + k0, rows_w, columns, k, thread);
+    for (long long tile = first_tile, ring = 0, m0 = first_m0, n0 = first_n0;; ring += k_tiles) {
+      const int rows_x = static_cast<int>(m - m0 < kBlockM ? m - m0 : kBlockM);
+      const int rows_w = static_cast<int>(n - n0 < kOutColumns ? n - n0 : kOutColumns);
+      for (long long kt = 0; kt < k_tiles; ++kt) {
+        const long long it = ring + kt;
+        const int s = static_cast<int>(it % kStages);
+        if (it >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((it / kStages - 1) & 1));
+        const unsigned stage = base + s * Shape::kStageBytes;
+        const long long k0 = (kt_begin + kt) * kBlockK;
+        const int columns = static_cast<int>(k - k0 < kBlockK ? k - k0 : kBlockK);
+        detail::load_slice<kBlockM, kBlockK>(stage, x + m0 * k + k0, rows_x, columns, k, thread);
+        if constexpr (kGateUp) {  // gate rows, then the same rows of up, in each 128-byte column block of the weight slice
+          const unsigned weights = stage + kBlockM * kBlockK * sizeof(Input);
+          detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights, w + n0 * k + k0, rows_w, columns, k, thread);
+          detail::load_slice<kBlockN / 2, kBlockK, kBlockN>(weights + kBlockN / 2 * 128, w_up + n0 * k + k0, rows_w, columns, k,
+                                                            thread);
+        } else {
+          detail::load_slice<kBlockN, kBlockK>(stage + kBlockM * kBlockK * sizeof(Input), w + n0 * k + k0, rows_w, columns, k,
+                                               thread);
+        }
+        copies_arrive(full + 8 * s);
       }
-      copies_arrive(full + 8 * s);
+      if (!next_tile(tile, m0, n0)) break;
     }
     copies_wait_all();
     if constexpr (kSplitK > 1) {  // the consumers' two cluster barriers: every thread of the cluster arrives at each
@@ -510,143 +543,150 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
     const int consumer = warpgroup - 1, warp = thread / 32, lane = thread % 32;
     float acc[Shape::kMmas][kBlockN / 2];
     [[maybe_unused]] float tile_sums[Shape::kPromoted ? Shape::kMmas : 1][kBlockN / 2];  // one k tile's, when promoted
+    for (long long tile = first_tile, ring = 0, m0 = first_m0, n0 = first_n0;; ring += k_tiles) {
 #pragma unroll
-    for (int i = 0; i < Shape::kMmas; ++i)
+      for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
-      for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] = 0.0f;
+        for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] = 0.0f;
 
-    for (long long kt = 0; kt < k_tiles; ++kt) {
-      const int s = static_cast<int>(kt % kStages);
-      barrier_wait(full + 8 * s, static_cast<unsigned>((kt / kStages) & 1));
-      fence_async_shared();
-      wgmma_fence();
-      const unsigned stage = base + s * Shape::kStageBytes;
-      const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * sizeof(Input);
+      for (long long kt = 0; kt < k_tiles; ++kt) {
+        const long long it = ring + kt;
+        const int s = static_cast<int>(it % kStages);
+        barrier_wait(full + 8 * s, static_cast<unsigned>((it / kStages) & 1));
+        fence_async_shared();
+        wgmma_fence();
+        const unsigned stage = base + s * Shape::kStageBytes;
+        const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * sizeof(Input);
 #pragma unroll
-      for (int block = 0; block < Shape::kColumnBlocks; ++block)
+        for (int block = 0; block < Shape::kColumnBlocks; ++block)
 #pragma unroll
-        for (int step = 0; step < 4; ++step) {  // 32 bytes of K an instruction
-          const unsigned long long b = swizzled_descriptor(b_stage + block * kBlockN * 128 + step * 32);
+          for (int step = 0; step < 4; ++step) {  // 32 bytes of K an instruction
+            const unsigned long long b = swizzled_descriptor(b_stage + block * kBlockN * 128 + step * 32);
 #pragma unroll
-          for (int i = 0; i < Shape::kMmas; ++i) {
-            const unsigned long long a = swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32);
-            if constexpr (Shape::kPromoted)
-              Wgmma<kBlockN, Input>::mma(tile_sums[i], a, b, block + step > 0);
-            else
-              Wgmma<kBlockN, Input>::mma(acc[i], a, b);
+            for (int i = 0; i < Shape::kMmas; ++i) {
+              const unsigned long long a = swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32);
+              if constexpr (Shape::kPromoted)
+                Wgmma<kBlockN, Input>::mma(tile_sums[i], a, b, block + step > 0);
+              else
+                Wgmma<kBlockN, Input>::mma(acc[i], a, b);
+            }
           }
+        wgmma_commit();
+        if constexpr (Shape::kPromoted) {
+          wgmma_wait<0>();  // this k tile's sums are whole, and its stage may be refilled
+          if (lane == 0) barrier_arrive(empty + 8 * s);
+#pragma unroll
+          for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+            for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += tile_sums[i][j];
+        } else {
+          wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
+          if (kt > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((it - 1) % kStages));
         }
-      wgmma_commit();
-      if constexpr (Shape::kPromoted) {
-        wgmma_wait<0>();  // this k tile's sums are whole, and its stage may be refilled
-        if (lane == 0) barrier_arrive(empty + 8 * s);
+      }
+      wgmma_wait<0>();
+      if constexpr (kPersistent && !Shape::kPromoted) {  // the tile's last stage, which the next tile's slices need
+        if (k_tiles > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((ring + k_tiles - 1) % kStages));
+      }
+      if constexpr (kSplitK > 1) {
+        if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank, m - m0)) return;
+      }
+
+      // Fragment of m64nNk16: register 4j + 2h + c of a thread is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c.
+      const int row_in_mma = 16 * warp + lane / 4, column_in_8 = 2 * (lane % 4);
+      if constexpr (kScale != 0)
+        detail::scale_sums<Shape::kMmas, kBlockN, kScale>(acc, row_scale, column_scale, m0 + consumer * Shape::kConsumerRows + row_in_mma,
+                                                          n0 + column_in_8, m, n);
+      if constexpr (kGateUp) {
+        const bool pairs = n % 2 == 0;
+        constexpr int kUp = kBlockN / 16;  // the up sum of a gate sum in register 4j + 2h + c is in register 4 (j + kUp) + 2h + c
 #pragma unroll
         for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
-          for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += tile_sums[i][j];
+          for (int j = 0; j < kUp; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
+              if (row >= m) continue;
+              const long long at = row * n + column;
+              const __nv_bfloat16 out0 = detail::swiglu(acc[i][4 * j + 2 * h], acc[i][4 * (j + kUp) + 2 * h]);
+              const __nv_bfloat16 out1 = detail::swiglu(acc[i][4 * j + 2 * h + 1], acc[i][4 * (j + kUp) + 2 * h + 1]);
+              if (pairs && column + 1 < n) {
+                *reinterpret_cast<__nv_bfloat162*>(y + at) = __halves2bfloat162(out0, out1);
+              } else {
+                if (column < n) y[at] = out0;
+                if (column + 1 < n) y[at + 1] = out1;
+              }
+            }
+      } else if constexpr (!kStaged) {
+        const bool pairs = n % 2 == 0;
+#pragma unroll
+        for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+          for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
+              if (row >= m) continue;
+              const long long at = row * n + column;
+              // Only with a bias: an add of 0.0f, which the compiler must keep (-0 becomes +0), made ptxas serialise the wgmma.
+              const float v0 = bias ? acc[i][4 * j + 2 * h] + detail::bias_of(bias, column, n) : acc[i][4 * j + 2 * h];
+              const float v1 = bias ? acc[i][4 * j + 2 * h + 1] + detail::bias_of(bias, column + 1, n) : acc[i][4 * j + 2 * h + 1];
+              if (pairs && column + 1 < n) {
+                __nv_bfloat162 out;
+                out.x = detail::finish<kActivation>(v0, residual, at);
+                out.y = detail::finish<kActivation>(v1, residual, at + 1);
+                *reinterpret_cast<__nv_bfloat162*>(y + at) = out;
+              } else {
+                if (column < n) y[at] = detail::finish<kActivation>(v0, residual, at);
+                if (column + 1 < n) y[at + 1] = detail::finish<kActivation>(v1, residual, at + 1);
+              }
+            }
       } else {
-        wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
-        if (kt > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((kt - 1) % kStages));
-      }
-    }
-    wgmma_wait<0>();
-    if constexpr (kSplitK > 1) {
-      if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank, m - m0)) return;
-    }
-
-    // Fragment of m64nNk16: register 4j + 2h + c of a thread is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c.
-    const int row_in_mma = 16 * warp + lane / 4, column_in_8 = 2 * (lane % 4);
-    if constexpr (kScale != 0)
-      detail::scale_sums<Shape::kMmas, kBlockN, kScale>(acc, row_scale, column_scale, m0 + consumer * Shape::kConsumerRows + row_in_mma,
-                                                        n0 + column_in_8, m, n);
-    if constexpr (kGateUp) {
-      const bool pairs = n % 2 == 0;
-      constexpr int kUp = kBlockN / 16;  // the up sum of a gate sum in register 4j + 2h + c is in register 4 (j + kUp) + 2h + c
+        constexpr unsigned kConsumerThreads = 128 * kConsumers;
+        __nv_bfloat16* const staging = reinterpret_cast<__nv_bfloat16*>(data + (kPersistent ? Shape::kRingBytes : 0));
+        named_barrier(1, kConsumerThreads);  // every warpgroup is done with the ring (persistent: the last tile's staging) first
 #pragma unroll
-      for (int i = 0; i < Shape::kMmas; ++i)
+        for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
-        for (int j = 0; j < kUp; ++j)
+          for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
-            if (row >= m) continue;
-            const long long at = row * n + column;
-            const __nv_bfloat16 out0 = detail::swiglu(acc[i][4 * j + 2 * h], acc[i][4 * (j + kUp) + 2 * h]);
-            const __nv_bfloat16 out1 = detail::swiglu(acc[i][4 * j + 2 * h + 1], acc[i][4 * (j + kUp) + 2 * h + 1]);
-            if (pairs && column + 1 < n) {
-              *reinterpret_cast<__nv_bfloat162*>(y + at) = __halves2bfloat162(out0, out1);
-            } else {
-              if (column < n) y[at] = out0;
-              if (column + 1 < n) y[at + 1] = out1;
+            for (int h = 0; h < 2; ++h) {
+              const int row = consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
+              const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];  // the bias only where there is one, as above
+              *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
+                  bias ? __floats2bfloat162_rn(v0 + detail::bias_of(bias, n0 + column, n), v1 + detail::bias_of(bias, n0 + column + 1, n))
+                       : __floats2bfloat162_rn(v0, v1);
             }
-          }
-    } else if constexpr (!kStaged) {
-      const bool pairs = n % 2 == 0;
+        named_barrier(1, kConsumerThreads);
+        const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
+                             reinterpret_cast<unsigned long long>(residual) % 16 == 0;
+        const int first = threadIdx.x - 128;
+        for (int chunk = first; chunk < kBlockM * kBlockN / 8; chunk += kConsumerThreads) {
+          const int row = chunk / (kBlockN / 8), column = chunk % (kBlockN / 8) * 8;
+          const long long r = m0 + row, c = n0 + column;
+          if (r >= m) continue;
+          const uint4 packed = *reinterpret_cast<const uint4*>(staging + row * Shape::kStagingPitch + column);
+          const __nv_bfloat16* const product = reinterpret_cast<const __nv_bfloat16*>(&packed);
+          const long long at = r * n + c;
+          if (vectors && c + 8 <= n) {
+            uint4 out = packed;
+            if (residual || kActivation != 0) {
+              const uint4 added = residual ? *reinterpret_cast<const uint4*>(residual + at) : uint4{};
+              __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
+              const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
 #pragma unroll
-      for (int i = 0; i < Shape::kMmas; ++i)
-#pragma unroll
-        for (int j = 0; j < kBlockN / 8; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
-            if (row >= m) continue;
-            const long long at = row * n + column;
-            // Only with a bias: an add of 0.0f, which the compiler must keep (-0 becomes +0), made ptxas serialise the wgmma.
-            const float v0 = bias ? acc[i][4 * j + 2 * h] + detail::bias_of(bias, column, n) : acc[i][4 * j + 2 * h];
-            const float v1 = bias ? acc[i][4 * j + 2 * h + 1] + detail::bias_of(bias, column + 1, n) : acc[i][4 * j + 2 * h + 1];
-            if (pairs && column + 1 < n) {
-              __nv_bfloat162 out;
-              out.x = detail::finish<kActivation>(v0, residual, at);
-              out.y = detail::finish<kActivation>(v1, residual, at + 1);
-              *reinterpret_cast<__nv_bfloat162*>(y + at) = out;
-            } else {
-              if (column < n) y[at] = detail::finish<kActivation>(v0, residual, at);
-              if (column + 1 < n) y[at + 1] = detail::finish<kActivation>(v1, residual, at + 1);
+              for (int e = 0; e < 8; ++e) o[e] = detail::after_rounding<kActivation>(product[e], residual ? a : nullptr, e);
             }
+            *reinterpret_cast<uint4*>(y + at) = out;
+          } else {
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+              if (c + e < n) y[at + e] = detail::after_rounding<kActivation>(product[e], residual, at + e);
           }
-    } else {
-      constexpr unsigned kConsumerThreads = 128 * kConsumers;
-      __nv_bfloat16* const staging = reinterpret_cast<__nv_bfloat16*>(data);
-      named_barrier(1, kConsumerThreads);  // every warpgroup is done with the ring before it is overwritten
-#pragma unroll
-      for (int i = 0; i < Shape::kMmas; ++i)
-#pragma unroll
-        for (int j = 0; j < kBlockN / 8; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int row = consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
-            const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];  // the bias only where there is one, as above
-            *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
-                bias ? __floats2bfloat162_rn(v0 + detail::bias_of(bias, n0 + column, n), v1 + detail::bias_of(bias, n0 + column + 1, n))
-                     : __floats2bfloat162_rn(v0, v1);
-          }
-      named_barrier(1, kConsumerThreads);
-      const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
-                           reinterpret_cast<unsigned long long>(residual) % 16 == 0;
-      const int first = threadIdx.x - 128;
-      for (int chunk = first; chunk < kBlockM * kBlockN / 8; chunk += kConsumerThreads) {
-        const int row = chunk / (kBlockN / 8), column = chunk % (kBlockN / 8) * 8;
-        const long long r = m0 + row, c = n0 + column;
-        if (r >= m) continue;
-        const uint4 packed = *reinterpret_cast<const uint4*>(staging + row * Shape::kStagingPitch + column);
-        const __nv_bfloat16* const product = reinterpret_cast<const __nv_bfloat16*>(&packed);
-        const long long at = r * n + c;
-        if (vectors && c + 8 <= n) {
-          uint4 out = packed;
-          if (residual || kActivation != 0) {
-            const uint4 added = residual ? *reinterpret_cast<const uint4*>(residual + at) : uint4{};
-            __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
-            const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
-#pragma unroll
-            for (int e = 0; e < 8; ++e) o[e] = detail::after_rounding<kActivation>(product[e], residual ? a : nullptr, e);
-          }
-          *reinterpret_cast<uint4*>(y + at) = out;
-        } else {
-#pragma unroll
-          for (int e = 0; e < 8; ++e)
-            if (c + e < n) y[at + e] = detail::after_rounding<kActivation>(product[e], residual, at + e);
         }
       }
+      if (!next_tile(tile, m0, n0)) break;
     }
   }
 }

@@ -3,8 +3,10 @@
 // tile's sums added to fp32 totals). One producer thread asks the copy engine for each stage's boxes (the tensor maps
 // the judge encodes, launch.tensor_maps: x and weight in boxes of 128 values by BM or BN rows, 128-byte swizzle, zeros
 // past the edges). Knobs as wgmma_cuda's: BM, BN, BK (tiling), STAGES, CONSUMERS (pipelining), GROUP_M (tiling),
-// EPILOGUE (memory), SPLIT_K (tiling).
-// Launch: grid [ceil_div(M, BM) * ceil_div(N, BN) * SPLIT_K], block [128 * (CONSUMERS + 1)], dynamic shared memory as
+// EPILOGUE (memory), SPLIT_K (tiling), and PERSISTENT (tiling: one block an SM walks the tiles, loading the next tile's
+// slices while it stores the last).
+// Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms) when PERSISTENT; tiles = ceil_div(M, BM) * ceil_div(N, BN)],
+// block [128 * (CONSUMERS + 1)], dynamic shared memory as
 // kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple of 16 (a tensor map's rows are 16-byte aligned).
 // Arguments: x, weight, x_scale, w_scale, y, the var axes M, N and K, then the tensor maps of x and weight.
 
@@ -21,6 +23,7 @@ extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC
 gemm_tma(const __nv_fp8_e4m3* __restrict__ x, const __nv_fp8_e4m3* __restrict__ weight, const float* __restrict__ x_scale,
          const float* __restrict__ w_scale, __nv_bfloat16* __restrict__ y, long long m, long long n, long long k,
          const __grid_constant__ kernelarc::sm90::TensorMap map_x, const __grid_constant__ kernelarc::sm90::TensorMap map_w) {
-  kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_fp8_e4m3, 2, true>(
+  kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_fp8_e4m3, 2, true,
+                             PERSISTENT == 1>(
       x, weight, nullptr, y, m, n, k, nullptr, nullptr, x_scale, w_scale, &map_x, &map_w);
 }

@@ -1,5 +1,6 @@
 // The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual, gemm_bf16_bias_gelu, gemm_bf16_gate_up_silu,
-// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda; gemm_bf16's and gemm_fp8_rowwise's tma_cuda, slices loaded by TMA)
+// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda; the tma_cuda of gemm_bf16, its residual and bias-GELU tasks and
+// gemm_fp8_rowwise, slices loaded by TMA, with a persistent tile walk)
 // without a GPU: the knob constraints reject what cannot run (shared
 // memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a
 // with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8).
@@ -141,7 +142,10 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
     const std::int64_t ring = at("STAGES") * (at("BM") + at("BN")) * at("BK") * bytes;
     const std::int64_t staging = (k.count("EPILOGUE") ? at("EPILOGUE") : 0) * at("BM") * (at("BN") + 8) * 2;  // gate-up has none
     const std::int64_t partials = (at("SPLIT_K") > 1) * at("BM") * at("BN") * 4;  // the fp32 sums a split leaves its cluster
-    const std::int64_t shared = std::max({ring, staging, partials}) + 1024 + 16 * at("STAGES");
+    const bool persistent = k.count("PERSISTENT") && at("PERSISTENT") == 1;  // the staging beside the ring, whole tiles only
+    const std::int64_t shared =
+        (persistent ? std::max(ring + staging, partials) : std::max({ring, staging, partials})) + 1024 + 16 * at("STAGES");
+    if (persistent && at("SPLIT_K") > 1) return false;
     const std::int64_t rows = at("BM") / at("CONSUMERS");
     const std::int64_t accumulators = bytes == 1 ? 64 : 128;  // fp8's sums are promoted each k tile: a second set of registers
     return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= accumulators && at("BK") * bytes % 128 == 0 &&
@@ -169,6 +173,14 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
     auto knobs = kernelarc::task::default_knobs(tmpl);
     knobs["SPLIT_K"] = split;
     sample.push_back(knobs);
+  }
+  if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("PERSISTENT")) {  // the tile walk, staged and not
+    knobs["PERSISTENT"] = 1;
+    for (const std::int64_t staged : {1, 0}) {
+      knobs["EPILOGUE"] = staged;
+      knobs["STAGES"] = staged ? 3 : 4;  // the staging beside a 4-stage ring of 128 x 256 tiles would pass 227 KiB
+      sample.push_back(knobs);
+    }
   }
   for (std::size_t i = 0; i < grid.configurations.size(); i += stride) sample.push_back(grid.configurations[i]);
   const TemporaryCache cache;
@@ -231,9 +243,10 @@ TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
   EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
 }
 
-INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest, ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
-                                                                       "gemm_fp8_rowwise", "gemm_fp8_tensorwise", "gemm_bf16/tma_cuda",
-                                                                       "gemm_fp8_rowwise/tma_cuda"),
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest,
+                         ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
+                                           "gemm_fp8_rowwise", "gemm_fp8_tensorwise", "gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda",
+                                           "gemm_bf16_bias_gelu/tma_cuda", "gemm_fp8_rowwise/tma_cuda"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '/', '_');

@@ -1,0 +1,29 @@
+// Kernel-only bf16 GEMM template for Hopper (sm_90a) with the bias and tanh GELU fused, wgmma_cuda's tile with its
+// slices loaded by TMA: y = gelu(x @ weight^T + bias), fp32 accumulation with the bias, rounded to bf16, the GELU in fp32
+// rounded again. One producer thread asks the copy engine for each stage's boxes (the tensor maps the judge encodes,
+// launch.tensor_maps: x and weight in boxes of 64 values by BM or BN rows, 128-byte swizzle, zeros past the edges) into
+// a STAGES-deep shared-memory ring; CONSUMERS warpgroups multiply them with wgmma (HGMMA in SASS). Knobs as gemm_bf16's
+// tma_cuda: BM, BN, BK, GROUP_M, SPLIT_K, PERSISTENT (tiling), STAGES, CONSUMERS (pipelining), EPILOGUE (memory: 0 from
+// registers, 1 through shared memory in 16-byte stores). The pieces are in kernelarc/gemm_sm90.cuh.
+// Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms) when PERSISTENT; tiles = ceil_div(M, BM) * ceil_div(N, BN)],
+// block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple
+// of 8 (a tensor map's rows are 16-byte aligned).
+// Arguments: x, weight, bias, y, the var axes M, N and K, then the tensor maps of x and weight.
+
+// Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "this template needs sm_90a (Hopper's wgmma); a B200 (sm_100a) needs a tcgen05 template"
+#endif
+#include <kernelarc/gemm_sm90.cuh>
+
+// Knobs: defined by the judge from definition.json, the one place their values are written.
+
+// KERNELARC_SPLIT_K_CLUSTER: with SPLIT_K > 1 the blocks of a tile's cluster share its K (kernelarc/gemm_sm90.cuh).
+extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_SPLIT_K_CLUSTER
+gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight, const __nv_bfloat16* __restrict__ bias,
+         __nv_bfloat16* __restrict__ y, long long m, long long n, long long k,
+         const __grid_constant__ kernelarc::sm90::TensorMap map_x, const __grid_constant__ kernelarc::sm90::TensorMap map_w) {
+  kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 1, SPLIT_K, false, __nv_bfloat16, 0, true,
+                             PERSISTENT == 1>(
+      x, weight, nullptr, y, m, n, k, bias, nullptr, nullptr, nullptr, &map_x, &map_w);
+}
