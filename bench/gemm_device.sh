@@ -17,7 +17,8 @@
 #      against cuBLAS, build time per candidate (bench/gemm_table.py). Everything else in OUT_DIR (logs, JSON).
 #
 # Settings (environment): KERNELARC (bundle/kernelarc), DEVICE (cuda:0), PYTHON (python3, with torch and CUDA),
-# SWEEP_KNOBS, FP8_SWEEP_KNOBS, TMA_SWEEP_KNOBS and FP8_TMA_SWEEP_KNOBS (the grids, as --knob arguments), SMOKE_LIMIT / TORCH_LIMIT / SWEEP_LIMIT (seconds for each step).
+# SWEEP_KNOBS, FP8_SWEEP_KNOBS, TMA_SWEEP_KNOBS and FP8_TMA_SWEEP_KNOBS (the grids, as --knob arguments), SMOKE_LIMIT /
+# TORCH_LIMIT / SWEEP_LIMIT (seconds for each step; each sweep has a fixed share of SWEEP_LIMIT).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
