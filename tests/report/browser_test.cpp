@@ -5,9 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -208,7 +212,20 @@ class Server {
   int port_;
 };
 
-int free_port() { return 20000 + static_cast<int>(::getpid() % 20000); }
+// A port free now: the kernel's choice for a socket bound to port 0, released (20000 + pid % 20000 collided with a port in
+// use on a CI machine). Another process could take it before serve does; one bind apart, that is unlikely.
+int free_port() {
+  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool bound = probe >= 0 && ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     ::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  if (probe >= 0) ::close(probe);
+  EXPECT_TRUE(bound) << "no free loopback port";
+  return ntohs(address.sin_port);
+}
 
 // A new judged candidate in the store, as `kernelarc run` writes one; returns its id.
 std::int64_t add_candidate(const fs::path& store_path, std::int64_t run_id, std::int64_t number) {
@@ -244,8 +261,9 @@ TEST_F(BrowserTest, TheLivePageRendersTheCandidatesRecordedWhileTheServerRuns) {
 }
 
 TEST_F(BrowserTest, TheEventStreamBringsANewCandidateWithinTwoSeconds) {
-  Server server(store_path_, free_port() + 1);
-  httplib::Client client("127.0.0.1", free_port() + 1);
+  const int port = free_port();
+  Server server(store_path_, port);
+  httplib::Client client("127.0.0.1", port);
   client.set_read_timeout(10, 0);
   std::string received;
   std::atomic<bool> opened{false};
