@@ -691,6 +691,109 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
   }
 }
 
+// ---- decode: few rows of x, the weight streamed once ----
+
+namespace detail {
+
+// c (16 x 8, fp32) += a (16 x 16, bf16, row-major) * b (16 x 8, bf16, column-major): the warp-wide mma.sync (HMMA), whose
+// fragments a thread holds in registers: a0 (row g, k 2t, 2t + 1), a1 (row g + 8), a2 (k + 8), a3 (row g + 8, k + 8); b0
+// (k 2t, 2t + 1, column g), b1 (k + 8); c0, c1 (row g, columns 2t, 2t + 1), c2, c3 (row g + 8); g = lane / 4, t = lane % 4.
+__device__ __forceinline__ void mma_16x8x16(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// 16 bytes the kernel reads once (the weight): not kept in L1, where x's rows are read again by every warp.
+__device__ __forceinline__ uint4 load_streamed(const void* from) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(from));
+  return v;
+}
+
+}  // namespace detail
+
+// Shared memory decode_rows needs with `warps` warps a block: each warp's fragment sums, for the block's reduction.
+template <int kMTiles, int kNTiles> __host__ __device__ constexpr int decode_shared_bytes(int warps) { return warps * kMTiles * kNTiles * 128 * 4; }
+
+// y = act(x @ w^T + bias) + residual for M of at most 16 kMTiles (decode), where the weight's bytes decide the time: a
+// block of any number of warps takes 8 kNTiles rows of w (blockIdx.x-th), its warps splitting K in 32-value chunks, each
+// warp keeping 8 / kNTiles / kMTiles chunks of every row in flight (ld.global.nc) and multiplying them on the tensor cores
+// (mma.sync m16n8k16: x's rows 16 a tile, padded with zeros); the warps' sums are added through shared memory
+// (decode_shared_bytes), then stored, rounded as gemm_tile's register epilogue rounds. Each thread reads 8 consecutive
+// values of K from a row of x and of w: a permutation of K that A and B share, which a dot product does not see. K a
+// multiple of 8. Launch: grid [ceil_div(N, 8 kNTiles)] or more (the others return), any block of whole warps.
+template <int kMTiles, int kNTiles, int kActivation = 0>
+__device__ __forceinline__ void decode_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+                                            const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
+                                            long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr) {
+  static_assert(kMTiles == 1 || kMTiles == 2, "16 or 32 rows of x at most");
+  static_assert(kNTiles == 1 || kNTiles == 2 || kNTiles == 4, "8, 16 or 32 rows of w a block");
+  // 32-value chunks a warp loads before it multiplies: 8 x 16 bytes of w in flight a thread, 4 for 32 rows of x (registers).
+  constexpr int kUnroll = 8 / kNTiles / kMTiles > 0 ? 8 / kNTiles / kMTiles : 1;
+  const long long n0 = blockIdx.x * 8ll * kNTiles;
+  if (n0 >= n) return;  // the whole block: a grid rounded up to a multiple of the cluster
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const long long chunks = (k + 31) / 32;
+  float c[kMTiles][kNTiles][4] = {};
+  const __nv_bfloat16* w_row[kNTiles];
+  bool w_inside[kNTiles];
+#pragma unroll
+  for (int j = 0; j < kNTiles; ++j) {
+    const long long row = n0 + 8 * j + g;
+    w_inside[j] = row < n;
+    w_row[j] = w + (w_inside[j] ? row : 0) * k + 8 * t;
+  }
+  for (long long first = warp; first < chunks; first += static_cast<long long>(warps) * kUnroll) {
+    uint4 b[kUnroll][kNTiles];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long at = (first + static_cast<long long>(u) * warps) * 32;  // this thread's 8 values: at + 8t ...
+      const bool inside = at + 8 * t < k;
+#pragma unroll
+      for (int j = 0; j < kNTiles; ++j) b[u][j] = inside && w_inside[j] ? detail::load_streamed(w_row[j] + at) : uint4{};
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long at = (first + static_cast<long long>(u) * warps) * 32 + 8 * t;
+#pragma unroll
+      for (int i = 0; i < kMTiles; ++i) {
+        const long long low = 16 * i + g, high = low + 8;
+        const uint4 a_low = at < k && low < m ? *reinterpret_cast<const uint4*>(x + low * k + at) : uint4{};
+        const uint4 a_high = at < k && high < m ? *reinterpret_cast<const uint4*>(x + high * k + at) : uint4{};
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) {
+          detail::mma_16x8x16(c[i][j], a_low.x, a_high.x, a_low.y, a_high.y, b[u][j].x, b[u][j].y);  // values 0-3 of the 8
+          detail::mma_16x8x16(c[i][j], a_low.z, a_high.z, a_low.w, a_high.w, b[u][j].z, b[u][j].w);  // values 4-7
+        }
+      }
+    }
+  }
+  // Fragment value e of (i, j) of lane l at sums[(warp, (i kNTiles + j) 4 + e) * 32 + l]: a warp writes 128 bytes at a time.
+  extern __shared__ unsigned char shared_raw[];
+  float* const sums = reinterpret_cast<float*>(shared_raw);
+  constexpr int kValues = kMTiles * kNTiles * 4;
+#pragma unroll
+  for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sums[(warp * kValues + (i * kNTiles + j) * 4 + e) * 32 + lane] = c[i][j][e];
+  __syncthreads();
+  for (int value = threadIdx.x; value < kValues * 32; value += blockDim.x) {
+    const int l = value % 32, e = value / 32 % 4, j = value / 128 % kNTiles, i = value / (128 * kNTiles);
+    const long long row = 16 * i + l / 4 + 8 * (e / 2), column = n0 + 8 * j + 2 * (l % 4) + e % 2;
+    if (row >= m || column >= n) continue;
+    float sum = 0.0f;
+    for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
+    const long long at = row * n + column;
+    y[at] = detail::finish<kActivation>(bias ? sum + detail::bias_of(bias, column, n) : sum, residual, at);
+  }
+}
+
 }  // namespace kernelarc::sm90
 
 #endif  // KERNELARC_GEMM_SM90_CUH

@@ -4,10 +4,12 @@
 // 64 values by BM or BN rows, 128-byte swizzle, zeros past the edges) into a STAGES-deep shared-memory ring guarded by
 // mbarriers that count the bytes landed; CONSUMERS warpgroups multiply them with wgmma (HGMMA in SASS). Knobs as
 // wgmma_cuda's: BM, BN, BK (tiling), STAGES, CONSUMERS (pipelining), GROUP_M (tiling), EPILOGUE (memory), SPLIT_K (tiling),
-// and PERSISTENT (tiling: one block an SM walks the tiles, loading the next tile's slices while it stores the last).
+// PERSISTENT (tiling: one block an SM walks the tiles, loading the next tile's slices while it stores the last), and
+// DECODE_M (algorithmic: M up to which the weight is streamed once by kernelarc::sm90::decode_rows instead, with
+// DECODE_TILES, tiling, 8-row slices of it a block).
 // Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms) when PERSISTENT; tiles = ceil_div(M, BM) * ceil_div(N, BN)],
-// block [128 * (CONSUMERS + 1)], dynamic shared memory as
-// kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple of 8 (a tensor map's rows are 16-byte aligned).
+// block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes; for M <= DECODE_M,
+// grid [ceil_div(N, 8 * DECODE_TILES)] (rounded up to whole clusters), block [128], decode_shared_bytes. K must be a multiple of 8 (a tensor map's rows are 16-byte aligned).
 // Arguments: x, weight, y, the var axes M, N and K, then the tensor maps of x and weight.
 
 // Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.
@@ -23,6 +25,9 @@ extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC
 gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ y, long long m,
          long long n, long long k, const __grid_constant__ kernelarc::sm90::TensorMap map_x,
          const __grid_constant__ kernelarc::sm90::TensorMap map_w) {
+#if DECODE_M > 0  // few rows of x: the weight streamed once, as the launch rule's `decode` says
+  if (m <= DECODE_M) return kernelarc::sm90::decode_rows<(DECODE_M + 15) / 16, DECODE_TILES, 0>(x, weight, nullptr, y, m, n, k);
+#endif
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_bfloat16, 0, true,
                              PERSISTENT == 1>(
       x, weight, nullptr, y, m, n, k, nullptr, nullptr, nullptr, nullptr, &map_x, &map_w);

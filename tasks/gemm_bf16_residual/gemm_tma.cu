@@ -6,8 +6,11 @@
 // Knobs as gemm_bf16's tma_cuda: BM, BN, BK, GROUP_M, SPLIT_K, PERSISTENT (tiling), STAGES, CONSUMERS (pipelining),
 // EPILOGUE (memory: 0 from registers, 1 through shared memory in 16-byte stores). The pieces are in
 // kernelarc/gemm_sm90.cuh.
+// DECODE_M (algorithmic) and DECODE_TILES (tiling): M up to which kernelarc::sm90::decode_rows streams the weight once
+// instead, 8 DECODE_TILES rows of it a block, the same epilogue fused.
 // Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms) when PERSISTENT; tiles = ceil_div(M, BM) * ceil_div(N, BN)],
-// block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple
+// block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes; for M <= DECODE_M,
+// grid [ceil_div(N, 8 * DECODE_TILES)] (rounded up to whole clusters), block [128], decode_shared_bytes. K must be a multiple
 // of 8 (a tensor map's rows are 16-byte aligned).
 // Arguments: x, residual, weight, y, the var axes M, N and K, then the tensor maps of x and weight.
 
@@ -24,6 +27,9 @@ extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC
 gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight,
          __nv_bfloat16* __restrict__ y, long long m, long long n, long long k,
          const __grid_constant__ kernelarc::sm90::TensorMap map_x, const __grid_constant__ kernelarc::sm90::TensorMap map_w) {
+#if DECODE_M > 0  // few rows of x: the weight streamed once, as the launch rule's `decode` says
+  if (m <= DECODE_M) return kernelarc::sm90::decode_rows<(DECODE_M + 15) / 16, DECODE_TILES, 0>(x, weight, residual, y, m, n, k);
+#endif
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_bfloat16, 0, true,
                              PERSISTENT == 1>(
       x, weight, residual, y, m, n, k, nullptr, nullptr, nullptr, nullptr, &map_x, &map_w);

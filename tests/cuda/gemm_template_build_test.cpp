@@ -146,6 +146,7 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
     const std::int64_t shared =
         (persistent ? std::max(ring + staging, partials) : std::max({ring, staging, partials})) + 1024 + 16 * at("STAGES");
     if (persistent && at("SPLIT_K") > 1) return false;
+    if (k.count("DECODE_M") && at("DECODE_M") == 0 && at("DECODE_TILES") != 2) return false;  // no decode path: one setting
     const std::int64_t rows = at("BM") / at("CONSUMERS");
     const std::int64_t accumulators = bytes == 1 ? 64 : 128;  // fp8's sums are promoted each k tile: a second set of registers
     return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= accumulators && at("BK") * bytes % 128 == 0 &&
@@ -156,7 +157,7 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   kernelarc::task::Bindings names;
   for (const auto& [name, value] : kernelarc::task::default_knobs(tmpl)) names[name] = static_cast<double>(value);
   names["M"] = 4096, names["N"] = 4096, names["K"] = 4096;
-  EXPECT_LE(tmpl.launch->shared_bytes->evaluate_integer(names), kSharedLimit);
+  EXPECT_LE(tmpl.launch->shared_bytes->evaluate_integer(kernelarc::task::launch_bindings(*tmpl.launch, names)), kSharedLimit);
   std::cout << GetParam() << ": " << grid.configurations.size() << " of " << combinations << " configurations allowed\n";
 }
 
@@ -167,7 +168,10 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   const auto& tmpl = template_();
   const auto grid = whole_grid(tmpl);
   const char* all = std::getenv("KERNELARC_GEMM_ALL_CONFIGURATIONS");
-  const std::size_t stride = all && std::string(all) == "1" ? 1 : (GetParam() == "gemm_bf16" ? 31 : 127);
+  // The decode knobs (the last two) make 7 settings of each tile configuration: 7 times the stride takes the same tile
+  // configurations, decode off, as before they were added; the decode path's settings are sampled below.
+  const std::size_t decode_settings = tmpl.knobs.back().name == "DECODE_TILES" ? 7 : 1;
+  const std::size_t stride = all && std::string(all) == "1" ? 1 : (GetParam() == "gemm_bf16" ? 31 : 127) * decode_settings;
   std::vector<KnobValues> sample;
   for (const std::int64_t split : {1, 2, 4, 8}) {
     auto knobs = kernelarc::task::default_knobs(tmpl);
@@ -181,6 +185,13 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
       knobs["STAGES"] = staged ? 3 : 4;  // the staging beside a 4-stage ring of 128 x 256 tiles would pass 227 KiB
       sample.push_back(knobs);
     }
+  }
+  if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("DECODE_M")) {  // every decode setting
+    for (const std::int64_t rows : {16, 32})
+      for (const std::int64_t tiles : {1, 2, 4}) {
+        knobs["DECODE_M"] = rows, knobs["DECODE_TILES"] = tiles;
+        sample.push_back(knobs);
+      }
   }
   for (std::size_t i = 0; i < grid.configurations.size(); i += stride) sample.push_back(grid.configurations[i]);
   const TemporaryCache cache;
@@ -243,14 +254,37 @@ TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
   EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
 }
 
+// With DECODE_M the kernel also holds the decode path: the weight streamed by non-caching 16-byte loads into mma.sync
+// (HMMA.16816 in SASS), beside the tile's HGMMA.
+class GemmDecodeTest : public GemmTemplateTest {};
+
+TEST_P(GemmDecodeTest, ADecodeConfigurationStreamsTheWeightIntoMmaSync) {
+  auto knobs = kernelarc::task::default_knobs(template_());
+  ASSERT_TRUE(knobs.contains("DECODE_M")) << GetParam() << " has no decode path";
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  knobs["DECODE_M"] = 32, knobs["DECODE_TILES"] = 4;
+  std::string sass;
+  ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+  EXPECT_THAT(sass, HasSubstr("HMMA.16816.F32.BF16"));
+  EXPECT_THAT(sass, HasSubstr("LDG.E.NA.128.CONSTANT"));
+  EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
+  EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
+}
+
+// A test name's part from its parameter: "gemm_bf16/tma_cuda" becomes gemm_bf16_tma_cuda.
+std::string parameter_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
+}
+
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest,
                          ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
                                            "gemm_fp8_rowwise", "gemm_fp8_tensorwise", "gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda",
-                                           "gemm_bf16_bias_gelu/tma_cuda", "gemm_fp8_rowwise/tma_cuda"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '/', '_');
-                           return name;
-                         });
+                                           "gemm_bf16_bias_gelu/tma_cuda", "gemm_fp8_rowwise/tma_cuda"), parameter_name);
+
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeTest,
+                         ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda"), parameter_name);
 
 }  // namespace
