@@ -5,8 +5,8 @@
 #
 # From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
 #   1. correctness: `kernelarc eval TASK --template tma_cuda --knob DECODE_M=.. --knob DECODE_TILES=.. --correctness-only`
-#      on the decode workloads (M of 32 or less) of gemm_bf16, gemm_bf16_residual and gemm_bf16_bias_gelu;
-#   2. cuBLAS (torch's matmul, and matmul then the add) per workload, re-measured in this call (bench/torch_baselines.py);
+#      on the decode workloads (M of 32 or less) of gemm_bf16, gemm_fp8_rowwise, gemm_bf16_residual and gemm_bf16_bias_gelu;
+#   2. cuBLAS (torch's matmul, matmul then the add, torch._scaled_mm) per workload, re-measured in this call (bench/torch_baselines.py);
 #   3. time: `kernelarc sweep` of DECODE_M 0 (the tiles), 16 and 32 by DECODE_TILES on those workloads;
 #   4. OUT_DIR/gemm.md (bench/gemm_table.py): per workload the best setting beside cuBLAS, % of the roofline (T_sol).
 # Settings (environment): KERNELARC (bundle/kernelarc), DEVICE (cuda:0), PYTHON (python3), and seconds: SMOKE_LIMIT (a task's
@@ -34,7 +34,7 @@ cat "$out/device.txt"
 # Each task's workloads of M 32 or less (the uuid's first size is M).
 decode_workloads() { grep -o '"uuid": *"[^"]*"' "tasks/$1/workload.jsonl" | sed 's/.*"\([^"]*\)"$/\1/' | awk -F- '{split($NF, s, "x"); if (s[1] <= 32) print}' | paste -sd, -; }
 
-for task in gemm_bf16 gemm_bf16_residual gemm_bf16_bias_gelu; do
+for task in gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu; do
   only=()
   for uuid in $(decode_workloads "$task" | tr , ' '); do only+=(--workload "$uuid"); done
   deadline=$(($(date +%s) + smoke_limit))
@@ -51,10 +51,10 @@ for task in gemm_bf16 gemm_bf16_residual gemm_bf16_bias_gelu; do
   done
 done
 
-timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16 gemm_bf16_residual gemm_bf16_bias_gelu --no-compile --iterations 30 --warmup 5 \
+timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu --no-compile --iterations 30 --warmup 5 \
   > "$out/torch.log" 2>&1 || echo "torch baselines: exit $? (see torch.log)"
 
-for task in gemm_bf16 gemm_bf16_residual gemm_bf16_bias_gelu; do
+for task in gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu; do
   timeout "$sweep_limit" "$kernelarc" sweep "$task" --template tma_cuda --knob DECODE_M=0,16,32 --knob DECODE_TILES=1,2,4 \
     --workloads "$(decode_workloads "$task")" --device "$device" --json --quiet > "$out/sweep-$task.tma_cuda.json" \
     2> "$out/sweep-$task.tma_cuda.log" || echo "sweep $task: exit $? (see sweep-$task.tma_cuda.log)"

@@ -695,13 +695,21 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
 
 namespace detail {
 
-// c (16 x 8, fp32) += a (16 x 16, bf16, row-major) * b (16 x 8, bf16, column-major): the warp-wide mma.sync (HMMA), whose
-// fragments a thread holds in registers: a0 (row g, k 2t, 2t + 1), a1 (row g + 8), a2 (k + 8), a3 (row g + 8, k + 8); b0
-// (k 2t, 2t + 1, column g), b1 (k + 8); c0, c1 (row g, columns 2t, 2t + 1), c2, c3 (row g + 8); g = lane / 4, t = lane % 4.
-__device__ __forceinline__ void mma_16x8x16(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+// c (16 x 8, fp32) += a (16 rows x 32 bytes of K, row-major) * b (32 bytes of K x 8 columns, column-major): the warp-wide
+// mma.sync, m16n8k16 for bf16 (HMMA), m16n8k32 for fp8 e4m3 (QMMA). A thread holds 4 bytes of K in each 32-bit register:
+// a0 (row g, bytes 4t to 4t + 3 of K), a1 (row g + 8), a2 (bytes 16 + 4t ...), a3 (row g + 8, bytes 16 + 4t ...); b0
+// (bytes 4t ..., column g), b1 (bytes 16 + 4t ...); c0, c1 (row g, columns 2t, 2t + 1), c2, c3 (row g + 8); g = lane / 4,
+// t = lane % 4.
+template <typename Input>
+__device__ __forceinline__ void mma_32_bytes(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  if constexpr (sizeof(Input) == 1)
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
 // 16 bytes the kernel reads once (the weight): not kept in L1, where x's rows are read again by every warp.
@@ -718,56 +726,69 @@ __device__ __forceinline__ uint4 load_streamed(const void* from) {
 // Shared memory decode_rows needs with `warps` warps a block: each warp's fragment sums, for the block's reduction.
 template <int kMTiles, int kNTiles> __host__ __device__ constexpr int decode_shared_bytes(int warps) { return warps * kMTiles * kNTiles * 128 * 4; }
 
-// y = act(x @ w^T + bias) + residual for M of at most 16 kMTiles (decode), where the weight's bytes decide the time: a
-// block of any number of warps takes 8 kNTiles rows of w (blockIdx.x-th), its warps splitting K in 32-value chunks, each
-// warp keeping 8 / kNTiles / kMTiles chunks of every row in flight (ld.global.nc) and multiplying them on the tensor cores
-// (mma.sync m16n8k16: x's rows 16 a tile, padded with zeros); the warps' sums are added through shared memory
-// (decode_shared_bytes), then stored, rounded as gemm_tile's register epilogue rounds. Each thread reads 8 consecutive
-// values of K from a row of x and of w: a permutation of K that A and B share, which a dot product does not see. K a
-// multiple of 8. Launch: grid [ceil_div(N, 8 kNTiles)] or more (the others return), any block of whole warps.
-template <int kMTiles, int kNTiles, int kActivation = 0>
-__device__ __forceinline__ void decode_rows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+// y = act(x @ w^T + bias) + residual (Input bf16), or (x @ w^T) dequantised by kScale as detail::scale_sums does (fp8
+// e4m3), for M of at most 16 kMTiles (decode), where the weight's bytes decide the time. A block of any number of warps
+// takes 8 kNTiles rows of w (the blockIdx.x-th), its warps splitting K in 64-byte chunks, each warp keeping
+// 8 / kNTiles / kMTiles chunks of every row in flight (ld.global.nc) and multiplying them on the tensor cores (mma.sync:
+// x's rows 16 a tile, padded with zeros; fp8's sums added to fp32 totals after each instruction, as gemm_tile promotes
+// them); the warps' sums are added through shared memory (decode_shared_bytes), then stored, rounded as gemm_tile's
+// register epilogue rounds. Each thread reads 16 consecutive bytes of K from a row of x and of w: a permutation of K that
+// both operands share, which a dot product does not see. K a multiple of 16 bytes. Launch: grid [ceil_div(N, 8 kNTiles)]
+// or more (the others return), any block of whole warps.
+template <int kMTiles, int kNTiles, int kActivation = 0, typename Input = __nv_bfloat16, int kScale = 0>
+__device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const Input* __restrict__ w,
                                             const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
-                                            long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr) {
+                                            long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
+                                            const float* __restrict__ row_scale = nullptr, const float* __restrict__ column_scale = nullptr) {
   static_assert(kMTiles == 1 || kMTiles == 2, "16 or 32 rows of x at most");
   static_assert(kNTiles == 1 || kNTiles == 2 || kNTiles == 4, "8, 16 or 32 rows of w a block");
-  // 32-value chunks a warp loads before it multiplies: 8 x 16 bytes of w in flight a thread, 4 for 32 rows of x (registers).
+  static_assert(kScale >= 0 && kScale <= 2, "kScale: 0 none, 1 per tensor, 2 per row");
+  // 64-byte chunks a warp loads before it multiplies: 8 x 16 bytes of w in flight a thread, 4 for 32 rows of x (registers).
   constexpr int kUnroll = 8 / kNTiles / kMTiles > 0 ? 8 / kNTiles / kMTiles : 1;
+  constexpr bool kPromoted = sizeof(Input) == 1;
   const long long n0 = blockIdx.x * 8ll * kNTiles;
   if (n0 >= n) return;  // the whole block: a grid rounded up to a multiple of the cluster
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   const int g = lane / 4, t = lane % 4;
-  const long long chunks = (k + 31) / 32;
+  const long long row_bytes = k * static_cast<long long>(sizeof(Input)), chunks = (row_bytes + 63) / 64;
+  const unsigned char* const x_bytes = reinterpret_cast<const unsigned char*>(x);
   float c[kMTiles][kNTiles][4] = {};
-  const __nv_bfloat16* w_row[kNTiles];
+  const unsigned char* w_row[kNTiles];
   bool w_inside[kNTiles];
 #pragma unroll
   for (int j = 0; j < kNTiles; ++j) {
     const long long row = n0 + 8 * j + g;
     w_inside[j] = row < n;
-    w_row[j] = w + (w_inside[j] ? row : 0) * k + 8 * t;
+    w_row[j] = reinterpret_cast<const unsigned char*>(w) + (w_inside[j] ? row : 0) * row_bytes + 16 * t;
   }
   for (long long first = warp; first < chunks; first += static_cast<long long>(warps) * kUnroll) {
     uint4 b[kUnroll][kNTiles];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const long long at = (first + static_cast<long long>(u) * warps) * 32;  // this thread's 8 values: at + 8t ...
-      const bool inside = at + 8 * t < k;
+      const long long at = (first + static_cast<long long>(u) * warps) * 64;  // this thread's 16 bytes: at + 16t ...
+      const bool inside = at + 16 * t < row_bytes;
 #pragma unroll
       for (int j = 0; j < kNTiles; ++j) b[u][j] = inside && w_inside[j] ? detail::load_streamed(w_row[j] + at) : uint4{};
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const long long at = (first + static_cast<long long>(u) * warps) * 32 + 8 * t;
+      const long long at = (first + static_cast<long long>(u) * warps) * 64 + 16 * t;
 #pragma unroll
       for (int i = 0; i < kMTiles; ++i) {
         const long long low = 16 * i + g, high = low + 8;
-        const uint4 a_low = at < k && low < m ? *reinterpret_cast<const uint4*>(x + low * k + at) : uint4{};
-        const uint4 a_high = at < k && high < m ? *reinterpret_cast<const uint4*>(x + high * k + at) : uint4{};
+        const uint4 a_low = at < row_bytes && low < m ? *reinterpret_cast<const uint4*>(x_bytes + low * row_bytes + at) : uint4{};
+        const uint4 a_high = at < row_bytes && high < m ? *reinterpret_cast<const uint4*>(x_bytes + high * row_bytes + at) : uint4{};
 #pragma unroll
         for (int j = 0; j < kNTiles; ++j) {
-          detail::mma_16x8x16(c[i][j], a_low.x, a_high.x, a_low.y, a_high.y, b[u][j].x, b[u][j].y);  // values 0-3 of the 8
-          detail::mma_16x8x16(c[i][j], a_low.z, a_high.z, a_low.w, a_high.w, b[u][j].z, b[u][j].w);  // values 4-7
+          float part[2][4] = {};
+          float (&first_half)[4] = kPromoted ? part[0] : c[i][j];
+          float (&second_half)[4] = kPromoted ? part[1] : c[i][j];
+          detail::mma_32_bytes<Input>(first_half, a_low.x, a_high.x, a_low.y, a_high.y, b[u][j].x, b[u][j].y);  // bytes 0-7 of the 16
+          detail::mma_32_bytes<Input>(second_half, a_low.z, a_high.z, a_low.w, a_high.w, b[u][j].z, b[u][j].w);  // bytes 8-15
+          if constexpr (kPromoted) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) c[i][j][e] += part[0][e] + part[1][e];
+          }
         }
       }
     }
@@ -789,6 +810,8 @@ __device__ __forceinline__ void decode_rows(const __nv_bfloat16* __restrict__ x,
     if (row >= m || column >= n) continue;
     float sum = 0.0f;
     for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
+    if constexpr (kScale == 1) sum *= row_scale[0] * column_scale[0];
+    if constexpr (kScale == 2) sum = sum * column_scale[column] * row_scale[row];
     const long long at = row * n + column;
     y[at] = detail::finish<kActivation>(bias ? sum + detail::bias_of(bias, column, n) : sum, residual, at);
   }

@@ -4,10 +4,12 @@
 // the judge encodes, launch.tensor_maps: x and weight in boxes of 128 values by BM or BN rows, 128-byte swizzle, zeros
 // past the edges). Knobs as wgmma_cuda's: BM, BN, BK (tiling), STAGES, CONSUMERS (pipelining), GROUP_M (tiling),
 // EPILOGUE (memory), SPLIT_K (tiling), and PERSISTENT (tiling: one block an SM walks the tiles, loading the next tile's
-// slices while it stores the last).
+// slices while it stores the last), DECODE_M (algorithmic) and DECODE_TILES (tiling): M up to which
+// kernelarc::sm90::decode_rows streams the weight once instead (mma.sync, QMMA), 8 DECODE_TILES rows of it a block.
 // Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms) when PERSISTENT; tiles = ceil_div(M, BM) * ceil_div(N, BN)],
-// block [128 * (CONSUMERS + 1)], dynamic shared memory as
-// kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple of 16 (a tensor map's rows are 16-byte aligned).
+// block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes; for M <= DECODE_M,
+// grid [ceil_div(N, 8 * DECODE_TILES)] (rounded up to whole clusters), block [128], decode_shared_bytes. K must be a
+// multiple of 16 (a tensor map's rows are 16-byte aligned).
 // Arguments: x, weight, x_scale, w_scale, y, the var axes M, N and K, then the tensor maps of x and weight.
 
 // Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.
@@ -23,6 +25,11 @@ extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC
 gemm_tma(const __nv_fp8_e4m3* __restrict__ x, const __nv_fp8_e4m3* __restrict__ weight, const float* __restrict__ x_scale,
          const float* __restrict__ w_scale, __nv_bfloat16* __restrict__ y, long long m, long long n, long long k,
          const __grid_constant__ kernelarc::sm90::TensorMap map_x, const __grid_constant__ kernelarc::sm90::TensorMap map_w) {
+#if DECODE_M > 0  // few rows of x: the weight streamed once, as the launch rule's `decode` says
+  if (m <= DECODE_M)
+    return kernelarc::sm90::decode_rows<(DECODE_M + 15) / 16, DECODE_TILES, 0, __nv_fp8_e4m3, 2>(x, weight, nullptr, y, m, n, k, nullptr,
+                                                                                               x_scale, w_scale);
+#endif
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_fp8_e4m3, 2, true,
                              PERSISTENT == 1>(
       x, weight, nullptr, y, m, n, k, nullptr, nullptr, x_scale, w_scale, &map_x, &map_w);

@@ -255,7 +255,8 @@ TEST_P(GemmTemplateTest, ASplitKConfigurationMeetsItsClusterAtBarriers) {
 }
 
 // With DECODE_M the kernel also holds the decode path: the weight streamed by non-caching 16-byte loads into mma.sync
-// (HMMA.16816 in SASS), beside the tile's HGMMA.
+// (HMMA.16816 in SASS; sm_90a has no QMMA: fp8's m16n8k32 becomes two fp16 HMMA after an exact conversion), beside the
+// tile's HGMMA or QGMMA.
 class GemmDecodeTest : public GemmTemplateTest {};
 
 TEST_P(GemmDecodeTest, ADecodeConfigurationStreamsTheWeightIntoMmaSync) {
@@ -266,7 +267,7 @@ TEST_P(GemmDecodeTest, ADecodeConfigurationStreamsTheWeightIntoMmaSync) {
   knobs["DECODE_M"] = 32, knobs["DECODE_TILES"] = 4;
   std::string sass;
   ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
-  EXPECT_THAT(sass, HasSubstr("HMMA.16816.F32.BF16"));
+  EXPECT_THAT(sass, HasSubstr(operand_bytes(task_) == 1 ? "HMMA.16816.F32 " : "HMMA.16816.F32.BF16"));
   EXPECT_THAT(sass, HasSubstr("LDG.E.NA.128.CONSTANT"));
   EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
   EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
@@ -285,6 +286,8 @@ INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest,
                                            "gemm_bf16_bias_gelu/tma_cuda", "gemm_fp8_rowwise/tma_cuda"), parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeTest,
-                         ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda"), parameter_name);
+                         ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
+                                           "gemm_fp8_rowwise/tma_cuda"),
+                         parameter_name);
 
 }  // namespace
