@@ -32,7 +32,10 @@ export KERNELARC_PYTHON
 cat "$out/device.txt"
 
 # Each task's workloads of M 32 or less (the uuid's first size is M).
-decode_workloads() { grep -o '"uuid": *"[^"]*"' "tasks/$1/workload.jsonl" | sed 's/.*"\([^"]*\)"$/\1/' | awk -F- '{split($NF, s, "x"); if (s[1] <= 32) print}' | paste -sd, -; }
+decode_workloads() {
+  grep -o '"uuid": *"[^"]*"' "tasks/$1/workload.jsonl" | sed 's/.*"\([^"]*\)"$/\1/' |
+    awk -F- '{split($NF, s, "x"); if (s[1] <= 32) print}' | paste -sd, -
+}
 
 for task in gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu; do
   only=()
@@ -51,7 +54,8 @@ for task in gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu; d
   done
 done
 
-timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu --no-compile --iterations 30 --warmup 5 \
+timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu \
+  --no-compile --iterations 30 --warmup 5 \
   > "$out/torch.log" 2>&1 || echo "torch baselines: exit $? (see torch.log)"
 
 for task in gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu; do

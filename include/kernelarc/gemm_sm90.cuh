@@ -696,7 +696,8 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
 namespace detail {
 
 // c (16 x 8, fp32) += a (16 rows x 32 bytes of K, row-major) * b (32 bytes of K x 8 columns, column-major): the warp-wide
-// mma.sync, m16n8k16 for bf16 (HMMA), m16n8k32 for fp8 e4m3 (QMMA). A thread holds 4 bytes of K in each 32-bit register:
+// mma.sync, m16n8k16 for bf16, m16n8k32 for fp8 e4m3 (HMMA both: sm_90a converts e4m3 to fp16 exactly and multiplies
+// twice). A thread holds 4 bytes of K in each 32-bit register:
 // a0 (row g, bytes 4t to 4t + 3 of K), a1 (row g + 8), a2 (bytes 16 + 4t ...), a3 (row g + 8, bytes 16 + 4t ...); b0
 // (bytes 4t ..., column g), b1 (bytes 16 + 4t ...); c0, c1 (row g, columns 2t, 2t + 1), c2, c3 (row g + 8); g = lane / 4,
 // t = lane % 4.
@@ -724,7 +725,9 @@ __device__ __forceinline__ uint4 load_streamed(const void* from) {
 }  // namespace detail
 
 // Shared memory decode_rows needs with `warps` warps a block: each warp's fragment sums, for the block's reduction.
-template <int kMTiles, int kNTiles> __host__ __device__ constexpr int decode_shared_bytes(int warps) { return warps * kMTiles * kNTiles * 128 * 4; }
+template <int kMTiles, int kNTiles> __host__ __device__ constexpr int decode_shared_bytes(int warps) {
+  return warps * kMTiles * kNTiles * 128 * 4;
+}
 
 // y = act(x @ w^T + bias) + residual (Input bf16), or (x @ w^T) dequantised by kScale as detail::scale_sums does (fp8
 // e4m3), for M of at most 16 kMTiles (decode), where the weight's bytes decide the time. A block of any number of warps
@@ -739,7 +742,8 @@ template <int kMTiles, int kNTiles, int kActivation = 0, typename Input = __nv_b
 __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const Input* __restrict__ w,
                                             const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                             long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
-                                            const float* __restrict__ row_scale = nullptr, const float* __restrict__ column_scale = nullptr) {
+                                            const float* __restrict__ row_scale = nullptr,
+                                            const float* __restrict__ column_scale = nullptr) {
   static_assert(kMTiles == 1 || kMTiles == 2, "16 or 32 rows of x at most");
   static_assert(kNTiles == 1 || kNTiles == 2 || kNTiles == 4, "8, 16 or 32 rows of w a block");
   static_assert(kScale >= 0 && kScale <= 2, "kScale: 0 none, 1 per tensor, 2 per row");
