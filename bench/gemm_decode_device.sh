@@ -18,18 +18,8 @@ out=${1:?usage: bash bench/gemm_decode_device.sh OUT_DIR}
 mkdir -p "$out/smoke" && out=$(cd "$out" && pwd)
 kernelarc=${KERNELARC:-bundle/kernelarc} device=${DEVICE:-cuda:0} python=${PYTHON:-python3}
 smoke_limit=${SMOKE_LIMIT:-60} torch_limit=${TORCH_LIMIT:-60} sweep_limit=${SWEEP_LIMIT:-90}
-if [[ -d bundle/lib ]]; then
-  export LD_LIBRARY_PATH="$PWD/bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export KERNELARC_TASKS_DIR="$PWD/tasks" KERNELARC_CACHE_DIR="$out/cache" KERNELARC_STORE="$out/runs.db"
-KERNELARC_PYTHON=${KERNELARC_PYTHON:-$(command -v "$python")}
-export KERNELARC_PYTHON
-{
-  date -u +%Y-%m-%dT%H:%MZ
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  git log -1 --format='%H %s' 2>/dev/null || true
-} > "$out/device.txt"
-cat "$out/device.txt"
+source bench/device_environment.sh
+bench_environment "$out" "$python"
 
 # Each task's workloads of M 32 or less (the uuid's first size is M).
 decode_workloads() {

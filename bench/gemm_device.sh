@@ -34,22 +34,10 @@ read -r -a fp8_sweep_knobs <<< "${FP8_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT
 read -r -a tma_sweep_knobs <<< "${TMA_SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4 --knob STAGES=4,3 --knob PERSISTENT=0,1}"
 read -r -a fp8_tma_sweep_knobs <<< "${FP8_TMA_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4 --knob PERSISTENT=0,1}"
 
-# The bundle's environment (scripts/device's device_environment): its libraries, the tasks, a cache and a store in OUT_DIR.
-if [[ -d bundle/lib ]]; then
-  export LD_LIBRARY_PATH="$PWD/bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export KERNELARC_TASKS_DIR="$PWD/tasks" KERNELARC_CACHE_DIR="$out/cache" KERNELARC_STORE="$out/runs.db"
-KERNELARC_PYTHON=${KERNELARC_PYTHON:-$(command -v "$python")}
-export KERNELARC_PYTHON
 began=$(date +%s)
 say() { echo "[$(($(date +%s) - began)) s] $*"; }
-
-{
-  date -u +%Y-%m-%dT%H:%MZ
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  git log -1 --format='%H %s' 2>/dev/null || true
-} > "$out/device.txt"
-cat "$out/device.txt"
+source bench/device_environment.sh
+bench_environment "$out" "$python"
 
 # 1. Correctness: the defaults on every workload, the other configurations on a few that reach every edge (one token,
 # ragged M, K 18944, N 18944). NAME TASK KNOB=VALUE...

@@ -18,18 +18,8 @@ kernelarc=${KERNELARC:-bundle/kernelarc}
 read -r -a tasks <<< "${TASKS:-softmax_bf16}"
 read -r -a starts <<< "${STARTS:-default random}"
 limit=${LIMIT:-150s} seed=${SEED:-1} device=${DEVICE:-cuda:0}
-if [[ -d bundle/lib ]]; then
-  export LD_LIBRARY_PATH="$PWD/bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export KERNELARC_TASKS_DIR="$PWD/tasks" KERNELARC_CACHE_DIR="$out/cache" KERNELARC_STORE="$out/runs.db"
-KERNELARC_PYTHON=${KERNELARC_PYTHON:-$(command -v python3)}
-export KERNELARC_PYTHON
-{
-  date -u +%Y-%m-%dT%H:%MZ
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  git log -1 --format='%H %s' 2>/dev/null || true
-} > "$out/device.txt"
-cat "$out/device.txt"
+source bench/device_environment.sh
+bench_environment "$out"
 
 for task in "${tasks[@]}"; do
   for start in "${starts[@]}"; do
