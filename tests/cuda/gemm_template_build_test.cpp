@@ -3,7 +3,8 @@
 // gemm_fp8_rowwise, slices loaded by TMA, with a persistent tile walk)
 // without a GPU: the knob constraints reject what cannot run (shared
 // memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a
-// with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8).
+// with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8); the tma_cuda templates' decode
+// path (DECODE_M) builds, multiplies by mma.sync, and is launched exactly where the kernel takes it.
 // A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -271,6 +272,38 @@ TEST_P(GemmDecodeTest, ADecodeConfigurationStreamsTheWeightIntoMmaSync) {
   EXPECT_THAT(sass, HasSubstr("LDG.E.NA.128.CONSTANT"));
   EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
   EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
+}
+
+// The launch rule takes the decode path (128 threads, a block per 8 DECODE_TILES weight rows, the warps' sums in shared
+// memory) exactly where the kernel does, M <= DECODE_M, and the tiles above it; the grid covers N and whole clusters.
+TEST_P(GemmDecodeTest, TheLaunchRuleTakesTheDecodePathExactlyWhereTheKernelDoes) {
+  const auto& launch = *template_().launch;
+  for (const std::int64_t rows : {16, 32})
+    for (const std::int64_t tiles : {1, 2, 4})
+      for (const std::int64_t split : {1, 2}) {
+        kernelarc::task::Bindings names;
+        for (const auto& [name, value] : kernelarc::task::default_knobs(template_())) names[name] = static_cast<double>(value);
+        names["DECODE_M"] = rows, names["DECODE_TILES"] = tiles, names["SPLIT_K"] = split;
+        names["N"] = 5000, names["K"] = 4096;
+        const auto tile_threads = static_cast<std::int64_t>(128 * (names["CONSUMERS"] + 1));
+        for (const std::int64_t m : {std::int64_t{1}, rows, rows + 1}) {
+          names["M"] = static_cast<double>(m);
+          const auto bound = kernelarc::task::launch_bindings(launch, names);
+          const std::int64_t grid = launch.grid[0].evaluate_integer(bound), block = launch.block[0].evaluate_integer(bound);
+          const std::int64_t shared = launch.shared_bytes->evaluate_integer(bound);
+          const std::string where = fmt::format("DECODE_M={} DECODE_TILES={} SPLIT_K={} M={}", rows, tiles, split, m);
+          if (m <= rows) {
+            EXPECT_EQ(block, 128) << where;
+            EXPECT_EQ(shared, 4 * (rows / 16) * tiles * 128 * 4) << where << ": decode_shared_bytes of 4 warps";
+            EXPECT_GE(grid * 8 * tiles, 5000) << where;
+            EXPECT_LT((grid - split) * 8 * tiles, 5000) << where << ": at most one cluster past N";
+            EXPECT_EQ(grid % split, 0) << where;
+          } else {
+            EXPECT_EQ(block, tile_threads) << where;
+            EXPECT_GT(shared, 64 * 1024) << where << ": the tile's ring";
+          }
+        }
+      }
 }
 
 // A test name's part from its parameter: "gemm_bf16/tma_cuda" becomes gemm_bf16_tma_cuda.
