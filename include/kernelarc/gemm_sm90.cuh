@@ -724,20 +724,15 @@ __device__ __forceinline__ uint4 load_streamed(const void* from) {
 
 }  // namespace detail
 
-// Shared memory decode_rows needs with `warps` warps a block: each warp's fragment sums, for the block's reduction.
-template <int kMTiles, int kNTiles> __host__ __device__ constexpr int decode_shared_bytes(int warps) {
-  return warps * kMTiles * kNTiles * 128 * 4;
-}
-
 // y = act(x @ w^T + bias) + residual (Input bf16), or (x @ w^T) dequantised by kScale as detail::scale_sums does (fp8
 // e4m3), for M of at most 16 kMTiles (decode), where the weight's bytes decide the time. A block of any number of warps
-// takes 8 kNTiles rows of w (the blockIdx.x-th), its warps splitting K in 64-byte chunks, each warp keeping
-// 8 / kNTiles / kMTiles chunks of every row in flight (ld.global.nc) and multiplying them on the tensor cores (mma.sync:
-// x's rows 16 a tile, padded with zeros; fp8's sums added to fp32 totals after each instruction, as gemm_tile promotes
-// them); the warps' sums are added through shared memory (decode_shared_bytes), then stored, rounded as gemm_tile's
-// register epilogue rounds. Each thread reads 16 consecutive bytes of K from a row of x and of w: a permutation of K that
-// both operands share, which a dot product does not see. K a multiple of 16 bytes. Launch: grid [ceil_div(N, 8 kNTiles)]
-// or more (the others return), any block of whole warps.
+// takes 8 kNTiles rows of w (the blockIdx.x-th), its warps splitting K in 64-byte chunks, each warp keeping 8 / (kNTiles
+// kMTiles) chunks of every row in flight (ld.global.nc) and multiplying them on the tensor cores (mma.sync: x's rows
+// 16 a tile, padded with zeros; fp8's sums added to fp32 totals after each instruction, as gemm_tile promotes them);
+// the warps' sums are added through shared memory (512 bytes a warp for each of the kMTiles x kNTiles fragments), then
+// stored, rounded as gemm_tile's register epilogue rounds. Each thread reads 16 consecutive bytes of K from a row of x
+// and of w: a permutation of K that both operands share, which a dot product does not see. K a multiple of 16 bytes.
+// Launch: grid [ceil_div(N, 8 kNTiles)] or more (the others return), any block of whole warps.
 template <int kMTiles, int kNTiles, int kActivation = 0, typename Input = __nv_bfloat16, int kScale = 0>
 __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const Input* __restrict__ w,
                                             const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,

@@ -9,8 +9,8 @@
 // DECODE_TILES, tiling, 8-row slices of it a block).
 // Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms) when PERSISTENT; tiles = ceil_div(M, BM) * ceil_div(N, BN)],
 // block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes; for M <= DECODE_M,
-// grid [ceil_div(N, 8 * DECODE_TILES)] (rounded up to whole clusters), block [128], decode_shared_bytes. K must be a
-// multiple of 8 (a tensor map's rows are 16-byte aligned).
+// grid [ceil_div(N, 8 * DECODE_TILES)] (rounded up to whole clusters), block [128], 2048 DECODE_TILES
+// ceil_div(DECODE_M, 16) bytes of shared memory. K must be a multiple of 8 (a tensor map's rows are 16-byte aligned).
 // Arguments: x, weight, y, the var axes M, N and K, then the tensor maps of x and weight.
 
 // Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.

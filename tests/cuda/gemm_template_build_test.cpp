@@ -169,9 +169,12 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   const auto& tmpl = template_();
   const auto grid = whole_grid(tmpl);
   const char* all = std::getenv("KERNELARC_GEMM_ALL_CONFIGURATIONS");
-  // The decode knobs (the last two) make 7 settings of each tile configuration: 7 times the stride takes the same tile
-  // configurations, decode off, as before they were added; the decode path's settings are sampled below.
-  const std::size_t decode_settings = tmpl.knobs.back().name == "DECODE_TILES" ? 7 : 1;
+  // The decode knobs (the last two) give each tile configuration the same number of settings, decode off among them:
+  // that many times the stride takes the same tile configurations, decode off, as before they were added; the decode
+  // path's settings are sampled below.
+  const auto decode_off = std::count_if(grid.configurations.begin(), grid.configurations.end(),
+                                        [](const KnobValues& k) { return !k.contains("DECODE_M") || k.at("DECODE_M") == 0; });
+  const std::size_t decode_settings = grid.configurations.size() / static_cast<std::size_t>(decode_off);
   const std::size_t stride = all && std::string(all) == "1" ? 1 : (GetParam() == "gemm_bf16" ? 31 : 127) * decode_settings;
   std::vector<KnobValues> sample;
   for (const std::int64_t split : {1, 2, 4, 8}) {
@@ -294,7 +297,7 @@ TEST_P(GemmDecodeTest, TheLaunchRuleTakesTheDecodePathExactlyWhereTheKernelDoes)
           const std::string where = fmt::format("DECODE_M={} DECODE_TILES={} SPLIT_K={} M={}", rows, tiles, split, m);
           if (m <= rows) {
             EXPECT_EQ(block, 128) << where;
-            EXPECT_EQ(shared, 4 * (rows / 16) * tiles * 128 * 4) << where << ": decode_shared_bytes of 4 warps";
+            EXPECT_EQ(shared, 4 * (rows / 16) * tiles * 128 * 4) << where << ": 512 bytes a fragment, 4 warps";
             EXPECT_GE(grid * 8 * tiles, 5000) << where;
             EXPECT_LT((grid - split) * 8 * tiles, 5000) << where << ": at most one cluster past N";
             EXPECT_EQ(grid % split, 0) << where;
