@@ -16,12 +16,15 @@
 #error "kernelarc/gemm_sm90.cuh needs sm_90a (Hopper's wgmma); this build targets another architecture"
 #endif
 
-// The cluster attribute of a template kernel built with the SPLIT_K knob: SPLIT_K blocks a cluster, which gemm_tile's
-// kSplitK splits K over; none for SPLIT_K 1 or a kernel without the knob.
-#if defined(SPLIT_K) && SPLIT_K > 1
-#define KERNELARC_SPLIT_K_CLUSTER __cluster_dims__(SPLIT_K, 1, 1)
+// The cluster attribute of a template kernel built with the SPLIT_K or MULTICAST knobs: SPLIT_K blocks a cluster, which
+// gemm_tile's kSplitK splits K over, or MULTICAST blocks that share each weight slice (kMulticast); none for 1 or a
+// kernel without the knobs.
+#if defined(MULTICAST) && MULTICAST > 1
+#define KERNELARC_CLUSTER __cluster_dims__(MULTICAST, 1, 1)
+#elif defined(SPLIT_K) && SPLIT_K > 1
+#define KERNELARC_CLUSTER __cluster_dims__(SPLIT_K, 1, 1)
 #else
-#define KERNELARC_SPLIT_K_CLUSTER
+#define KERNELARC_CLUSTER
 #endif
 
 namespace kernelarc::sm90 {
@@ -50,6 +53,13 @@ __device__ __forceinline__ void barrier_wait(unsigned barrier, unsigned parity) 
 
 __device__ __forceinline__ void barrier_arrive(unsigned barrier) {
   asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(barrier) : "memory");
+}
+
+// One arrival on the barrier at this block's `barrier` offset in the shared memory of the cluster's block `rank`.
+__device__ __forceinline__ void barrier_arrive_cluster(unsigned barrier, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(barrier), "r"(rank));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
 // ---- cp.async ----
@@ -87,6 +97,17 @@ __device__ __forceinline__ void tma_load_2d(unsigned destination, const TensorMa
                " [%0], [%1, {%2, %3}], [%4];"
                :
                : "r"(destination), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(column), "r"(row), "r"(barrier)
+               : "memory");
+}
+
+// As tma_load_2d, into the same offset of the shared memory of every block of the cluster whose bit is set in `blocks`,
+// the bytes completing on the barrier at `barrier`'s offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned destination, const TensorMap& map, int column, int row, unsigned barrier,
+                                                      unsigned short blocks) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+               " [%0], [%1, {%2, %3}], [%4], %5;"
+               :
+               : "r"(destination), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(column), "r"(row), "r"(barrier), "h"(blocks)
                : "memory");
 }
 
@@ -421,9 +442,13 @@ __device__ __forceinline__ void scale_sums(Accumulators& acc, const float* row_s
 // TileShape::kSharedBytes of dynamic shared memory; K a multiple of 16 bytes. kStaged: the epilogue goes through shared
 // memory (16-byte coalesced stores) rather than straight from registers. Input __nv_fp8_e4m3: x and w in fp8 e4m3 (QGMMA),
 // the sums dequantised by kScale (detail::scale_sums) from row_scale (x's) and column_scale (w's) before the epilogue.
+// kMulticast > 1 (TMA, kSplitK 1; the kernel declares __cluster_dims__(kMulticast, 1, 1)): the cluster's blocks take
+// kMulticast consecutive tiles down M that share their weight slices; each block loads a kMulticast-th of every slice (the
+// weight's tensor map has boxes of kBlockN / kMulticast rows) into all of them, so the weight crosses L2 once for the
+// cluster; grid [ceil_div(M, kBlockM kMulticast) kMulticast * ceil_div(N, kBlockN)], or a multiple of kMulticast when persistent.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
           int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0, bool kTma = false,
-          bool kPersistent = false>
+          bool kPersistent = false, int kMulticast = 1>
 __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Input* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
@@ -435,6 +460,8 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
   static_assert(!kGateUp || (!kStaged && kActivation == 0 && kScale == 0), "the gate-up epilogue is its own, from registers");
   static_assert(!kTma || !kGateUp, "TMA loads: one weight matrix (the gate-up slice interleaves two)");
   static_assert(!kTma || (kBlockM <= 256 && kBlockN <= 256), "a TMA box has at most 256 rows");
+  static_assert(kMulticast == 1 || ((kMulticast == 2 || kMulticast == 4) && kTma && kSplitK == 1),
+                "kMulticast: 2 or 4 blocks of a cluster share each weight slice, loaded by TMA, K not split");
   constexpr int kOutColumns = kGateUp ? kBlockN / 2 : kBlockN;  // columns of y a tile
   extern __shared__ unsigned char shared_raw[];
   const unsigned raw = shared_address(shared_raw);
@@ -443,48 +470,66 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
   const unsigned full = base + Shape::kDataBytes;  // kStages barriers: a stage has landed
   const unsigned empty = full + 8 * kStages;        // kStages barriers: a stage has been multiplied
 
-  const long long tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kOutColumns - 1) / kOutColumns;
+  // The cluster's rank of this block: its split of K (kSplitK), or its rows of the cluster's tile (kMulticast).
+  unsigned rank = 0;
+  if constexpr (kSplitK > 1 || kMulticast > 1) rank = __clusterRelativeBlockRank();
+  // A tile here is the kMulticast blocks' kBlockM x kMulticast rows that share one weight slice (one block's, without multicast).
+  constexpr int kTileRows = kBlockM * kMulticast;
+  const long long tiles_m = (m + kTileRows - 1) / kTileRows, tiles_n = (n + kOutColumns - 1) / kOutColumns;
   const long long tiles = tiles_m * tiles_n, group_tiles = kGroupM * tiles_n;
-  // The first row and column of y in tile `tile`.
+  // The first row and column of y in this block's part of tile `tile`.
   const auto origin = [&](long long tile, long long& m0, long long& n0) {
     const long long first_m = tile / group_tiles * kGroupM;
     const long long group_rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
-    m0 = (first_m + tile % group_tiles % group_rows) * kBlockM;
+    m0 = (first_m + tile % group_tiles % group_rows) * kTileRows + (kMulticast > 1 ? rank * kBlockM : 0);
     n0 = tile % group_tiles / group_rows * kOutColumns;
   };
-  // A block's tiles: blockIdx.x / kSplitK; persistent, that one and every gridDim.x-th after it.
-  const long long first_tile = blockIdx.x / kSplitK;
+  // A block's tiles: its cluster's, blockIdx.x / (kSplitK kMulticast); persistent, that one and every (gridDim.x /
+  // kMulticast)-th after it, the cluster's blocks in step.
+  const long long first_tile = blockIdx.x / (kSplitK * kMulticast);
   long long first_m0, first_n0;
   origin(first_tile, first_m0, first_n0);
   // Moves to the block's next tile (its origin into m0 and n0); false when there is none, always unless persistent.
   const auto next_tile = [&](long long& tile, long long& m0, long long& n0) {
     if constexpr (!kPersistent) return false;
-    tile += gridDim.x;
+    tile += gridDim.x / kMulticast;
     if (tile >= tiles) return false;
     origin(tile, m0, n0);
     return true;
   };
-  // This block's share of K: k tiles [kt_begin, kt_begin + k_tiles) of the split `rank`.
-  unsigned rank = 0;
-  if constexpr (kSplitK > 1) rank = __clusterRelativeBlockRank();
+  // This block's share of K: k tiles [kt_begin, kt_begin + k_tiles) of its split.
+  const unsigned split = kSplitK > 1 ? rank : 0;
   const long long all_k_tiles = (k + kBlockK - 1) / kBlockK, per_split = (all_k_tiles + kSplitK - 1) / kSplitK;
-  const long long kt_begin = rank * per_split < all_k_tiles ? rank * per_split : all_k_tiles;
+  const long long kt_begin = split * per_split < all_k_tiles ? split * per_split : all_k_tiles;
   const long long k_tiles = all_k_tiles - kt_begin < per_split ? all_k_tiles - kt_begin : per_split;
   const int warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       barrier_init(full + 8 * s, kTma ? 1 : 128);  // TMA: the one thread that issues; cp.async: every producer thread's copies
-      barrier_init(empty + 8 * s, 4 * kConsumers);  // every consumer warp
+      barrier_init(empty + 8 * s, 4 * kConsumers * kMulticast);  // every consumer warp of every block the stage is loaded into
     }
     if constexpr (kTma) fence_barrier_init();
   }
-  __syncthreads();
+  if constexpr (kMulticast > 1)
+    cluster_sync();  // the cluster's barriers are ready before any block loads into them or arrives at them
+  else
+    __syncthreads();
+  // A consumer warp is done with stage s: with multicast, in every block of the cluster, whose producers all load into it.
+  const auto release = [&](int s) {
+    if constexpr (kMulticast > 1) {
+#pragma unroll
+      for (unsigned r = 0; r < kMulticast; ++r) barrier_arrive_cluster(empty + 8 * s, r);
+    } else {
+      barrier_arrive(empty + 8 * s);
+    }
+  };
 
   if (warpgroup == 0 && kTma) {
     if constexpr (kConsumers == 2) registers_decrease<56>();
     // One thread issues every stage's boxes: each 128-byte column block of a slice is one box of 128 bytes by its rows.
     constexpr int kBoxColumns = 128 / static_cast<int>(sizeof(Input));
+    constexpr int kSliceRows = kBlockN / kMulticast;  // weight rows of a box: each block of the cluster loads its share for all
     if (thread == 0) {
       for (long long tile = first_tile, ring = 0, m0 = first_m0, n0 = first_n0;; ring += k_tiles) {
         for (long long kt = 0; kt < k_tiles; ++kt) {
@@ -493,11 +538,23 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
           if (it >= kStages) barrier_wait(empty + 8 * s, static_cast<unsigned>((it / kStages - 1) & 1));
           const unsigned stage = base + s * Shape::kStageBytes, weights = stage + kBlockM * kBlockK * sizeof(Input);
           const int k0 = static_cast<int>((kt_begin + kt) * kBlockK);
-          barrier_expect_bytes(full + 8 * s, Shape::kStageBytes);  // zeros past the edges count as bytes landed
+          if constexpr (kMulticast > 1) {
+            // A block whose rows all lie past M loads no x (its tile's weight is still the cluster's) and expects none.
+            const bool rows = m0 < m;
+            barrier_expect_bytes(full + 8 * s, rows ? Shape::kStageBytes : kBlockN * kBlockK * sizeof(Input));
 #pragma unroll
-          for (int block = 0; block < Shape::kColumnBlocks; ++block) {
-            tma_load_2d(stage + block * kBlockM * 128, *map_x, k0 + block * kBoxColumns, static_cast<int>(m0), full + 8 * s);
-            tma_load_2d(weights + block * kBlockN * 128, *map_w, k0 + block * kBoxColumns, static_cast<int>(n0), full + 8 * s);
+            for (int block = 0; block < Shape::kColumnBlocks; ++block) {
+              if (rows) tma_load_2d(stage + block * kBlockM * 128, *map_x, k0 + block * kBoxColumns, static_cast<int>(m0), full + 8 * s);
+              tma_load_2d_multicast(weights + block * kBlockN * 128 + rank * kSliceRows * 128, *map_w, k0 + block * kBoxColumns,
+                                    static_cast<int>(n0) + rank * kSliceRows, full + 8 * s, (1u << kMulticast) - 1);
+            }
+          } else {
+            barrier_expect_bytes(full + 8 * s, Shape::kStageBytes);  // zeros past the edges count as bytes landed
+#pragma unroll
+            for (int block = 0; block < Shape::kColumnBlocks; ++block) {
+              tma_load_2d(stage + block * kBlockM * 128, *map_x, k0 + block * kBoxColumns, static_cast<int>(m0), full + 8 * s);
+              tma_load_2d(weights + block * kBlockN * 128, *map_w, k0 + block * kBoxColumns, static_cast<int>(n0), full + 8 * s);
+            }
           }
         }
         if (!next_tile(tile, m0, n0)) break;
@@ -574,19 +631,19 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
         wgmma_commit();
         if constexpr (Shape::kPromoted) {
           wgmma_wait<0>();  // this k tile's sums are whole, and its stage may be refilled
-          if (lane == 0) barrier_arrive(empty + 8 * s);
+          if (lane == 0) release(s);
 #pragma unroll
           for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
             for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += tile_sums[i][j];
         } else {
           wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
-          if (kt > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((it - 1) % kStages));
+          if (kt > 0 && lane == 0) release(static_cast<int>((it - 1) % kStages));
         }
       }
       wgmma_wait<0>();
       if constexpr (kPersistent && !Shape::kPromoted) {  // the tile's last stage, which the next tile's slices need
-        if (k_tiles > 0 && lane == 0) barrier_arrive(empty + 8 * static_cast<int>((ring + k_tiles - 1) % kStages));
+        if (k_tiles > 0 && lane == 0) release(static_cast<int>((ring + k_tiles - 1) % kStages));
       }
       if constexpr (kSplitK > 1) {
         if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank, m - m0)) return;
@@ -689,6 +746,8 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
       if (!next_tile(tile, m0, n0)) break;
     }
   }
+  // With multicast no block leaves while the cluster's others may still arrive at its barriers.
+  if constexpr (kMulticast > 1) cluster_sync();
 }
 
 // ---- decode: few rows of x, the weight streamed once ----

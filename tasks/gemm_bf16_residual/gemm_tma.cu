@@ -8,7 +8,10 @@
 // kernelarc/gemm_sm90.cuh.
 // DECODE_M (algorithmic) and DECODE_TILES (tiling): M up to which kernelarc::sm90::decode_rows streams the weight once
 // instead, 8 DECODE_TILES rows of it a block, the same epilogue fused.
-// Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms) when PERSISTENT; tiles = ceil_div(M, BM) * ceil_div(N, BN)],
+// MULTICAST (memory): the blocks of a cluster take consecutive tiles down M and share each weight slice, each loading
+// BN / MULTICAST of its rows into all of them (TMA multicast; the weight's boxes are that many rows).
+// Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms rounded down to whole clusters) when PERSISTENT; tiles =
+// ceil_div(M, BM * MULTICAST) * MULTICAST * ceil_div(N, BN)],
 // block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes; for M <= DECODE_M,
 // grid [ceil_div(N, 8 * DECODE_TILES)] (rounded up to whole clusters), block [128], 2048 DECODE_TILES
 // ceil_div(DECODE_M, 16) bytes of shared memory. K must be a multiple of 8 (a tensor map's rows are 16-byte aligned).
@@ -22,8 +25,9 @@
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
-// KERNELARC_SPLIT_K_CLUSTER: with SPLIT_K > 1 the blocks of a tile's cluster share its K (kernelarc/gemm_sm90.cuh).
-extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_SPLIT_K_CLUSTER
+// KERNELARC_CLUSTER: with SPLIT_K > 1 the blocks of a tile's cluster share its K, with MULTICAST > 1 its weight slices
+// (kernelarc/gemm_sm90.cuh).
+extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_CLUSTER
 gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight,
          __nv_bfloat16* __restrict__ y, long long m, long long n, long long k,
          const __grid_constant__ kernelarc::sm90::TensorMap map_x, const __grid_constant__ kernelarc::sm90::TensorMap map_w) {
@@ -31,6 +35,6 @@ gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ 
   if (m <= DECODE_M) return kernelarc::sm90::decode_rows<(DECODE_M + 15) / 16, DECODE_TILES, 0>(x, weight, residual, y, m, n, k);
 #endif
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_bfloat16, 0, true,
-                             PERSISTENT == 1>(
+                             PERSISTENT == 1, MULTICAST>(
       x, weight, residual, y, m, n, k, nullptr, nullptr, nullptr, nullptr, &map_x, &map_w);
 }

@@ -4,7 +4,8 @@
 // without a GPU: the knob constraints reject what cannot run (shared
 // memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a
 // with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8); the tma_cuda templates' decode
-// path (DECODE_M) builds, multiplies by mma.sync, and is launched exactly where the kernel takes it.
+// path (DECODE_M) builds, multiplies by mma.sync, and is launched exactly where the kernel takes it; their multicast
+// (MULTICAST) loads the weight once a cluster and is launched in whole clusters.
 // A sample of the allowed configurations by default (CI's time); KERNELARC_GEMM_ALL_CONFIGURATIONS=1 builds every one.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -53,11 +54,19 @@ const kernelarc::task::Template& gemm_template(const kernelarc::task::Task& task
   return *found;
 }
 
-// Every allowed configuration of the template: its whole grid, each knob over all of its values.
+// Every allowed configuration of the template: its whole grid, each knob over all of its values, expanded a value of the
+// first knob at a time (the tma_cuda grids pass a sweep's limit, kMaxGridSize).
 kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> swept;
   for (const auto& knob : tmpl.knobs) swept.emplace_back(knob.name, knob.values);
-  return kernelarc::task::expand_knob_grid(tmpl, swept);
+  kernelarc::task::KnobGrid grid;
+  for (const std::int64_t first : tmpl.knobs.front().values) {
+    swept.front().second = {first};
+    auto part = kernelarc::task::expand_knob_grid(tmpl, swept);
+    grid.configurations.insert(grid.configurations.end(), part.configurations.begin(), part.configurations.end());
+    grid.skipped.insert(grid.skipped.end(), part.skipped.begin(), part.skipped.end());
+  }
+  return grid;
 }
 
 // Bytes of one value of the multiplied operands (the task's first input): 2 for bf16, 1 for fp8.
@@ -147,6 +156,7 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
     const std::int64_t shared =
         (persistent ? std::max(ring + staging, partials) : std::max({ring, staging, partials})) + 1024 + 16 * at("STAGES");
     if (persistent && at("SPLIT_K") > 1) return false;
+    if (k.count("MULTICAST") && at("MULTICAST") > 1 && at("SPLIT_K") > 1) return false;  // one cluster: shared weight or split K
     if (k.count("DECODE_M") && at("DECODE_M") == 0 && at("DECODE_TILES") != 2) return false;  // no decode path: one setting
     const std::int64_t rows = at("BM") / at("CONSUMERS");
     const std::int64_t accumulators = bytes == 1 ? 64 : 128;  // fp8's sums are promoted each k tile: a second set of registers
@@ -170,8 +180,7 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   const auto grid = whole_grid(tmpl);
   const char* all = std::getenv("KERNELARC_GEMM_ALL_CONFIGURATIONS");
   // The decode knobs (the last two) give each tile configuration the same number of settings, decode off among them:
-  // that many times the stride takes the same tile configurations, decode off, as before they were added; the decode
-  // path's settings are sampled below.
+  // that many times the stride samples tile configurations with decode off; the decode path's settings are sampled below.
   const auto decode_off = std::count_if(grid.configurations.begin(), grid.configurations.end(),
                                         [](const KnobValues& k) { return !k.contains("DECODE_M") || k.at("DECODE_M") == 0; });
   const std::size_t decode_settings = grid.configurations.size() / static_cast<std::size_t>(decode_off);
@@ -189,6 +198,12 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
       knobs["STAGES"] = staged ? 3 : 4;  // the staging beside a 4-stage ring of 128 x 256 tiles would pass 227 KiB
       sample.push_back(knobs);
     }
+  }
+  if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("MULTICAST")) {  // the shared weight, walked or not
+    knobs["MULTICAST"] = 2;
+    sample.push_back(knobs);
+    knobs["PERSISTENT"] = 1, knobs["EPILOGUE"] = 1, knobs["STAGES"] = 3;
+    sample.push_back(knobs);
   }
   if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("DECODE_M")) {  // every decode setting
     for (const std::int64_t rows : {16, 32})
@@ -309,6 +324,54 @@ TEST_P(GemmDecodeTest, TheLaunchRuleTakesTheDecodePathExactlyWhereTheKernelDoes)
       }
 }
 
+// With MULTICAST the blocks of a cluster each load a share of the weight slice into all of them (UTMALDG.2D.MULTICAST in
+// SASS), meet at cluster barriers before their first load and before they leave, and release a stage in every block.
+class GemmMulticastTest : public GemmTemplateTest {};
+
+TEST_P(GemmMulticastTest, AMulticastConfigurationLoadsTheWeightOnceForItsCluster) {
+  auto knobs = kernelarc::task::default_knobs(template_());
+  ASSERT_TRUE(knobs.contains("MULTICAST")) << GetParam() << " has no multicast";
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  std::string plain;
+  ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, plain));
+  EXPECT_THAT(plain, ::testing::Not(HasSubstr("MULTICAST")));
+  knobs["MULTICAST"] = 2;
+  std::string sass;
+  ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+  EXPECT_THAT(sass, HasSubstr("UTMALDG.2D.MULTICAST"));
+  EXPECT_THAT(sass, HasSubstr("UCGABAR_WAIT"));
+  EXPECT_THAT(sass, HasSubstr("SYNCS.ARRIVE.TRANS64.RED")) << "a stage released in the other block's barrier";
+  EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN"))));
+  EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
+}
+
+// The launch rule gives whole clusters: MULTICAST blocks for each tile of BM x MULTICAST rows, every row of y covered by
+// one block (the last cluster's other blocks past M), a multiple of MULTICAST blocks when persistent; the weight's tensor
+// map boxes a MULTICAST-th of a slice's rows, the share each block loads.
+TEST_P(GemmMulticastTest, TheLaunchRuleGivesWholeClustersAndEachBlockItsShareOfTheWeight) {
+  const auto& launch = *template_().launch;
+  const auto weight = std::find_if(launch.tensor_maps.begin(), launch.tensor_maps.end(), [](const auto& t) { return t.input == "weight"; });
+  ASSERT_NE(weight, launch.tensor_maps.end());
+  for (const std::int64_t multicast : {1, 2})
+    for (const std::int64_t persistent : {0, 1})
+      for (const std::int64_t m : {65, 128, 1571, 8192}) {
+        kernelarc::task::Bindings names;
+        for (const auto& [name, value] : kernelarc::task::default_knobs(template_())) names[name] = static_cast<double>(value);
+        names["MULTICAST"] = static_cast<double>(multicast), names["PERSISTENT"] = static_cast<double>(persistent);
+        names["M"] = static_cast<double>(m), names["N"] = 5120, names["K"] = 4096;
+        const auto bound = kernelarc::task::launch_bindings(launch, names, 131);  // an odd SM count: clusters must still be whole
+        const std::int64_t grid = launch.grid[0].evaluate_integer(bound);
+        const std::int64_t bm = static_cast<std::int64_t>(names["BM"]), bn = static_cast<std::int64_t>(names["BN"]);
+        const std::int64_t tiles = (m + bm * multicast - 1) / (bm * multicast) * multicast * ((5120 + bn - 1) / bn);
+        const std::string where = fmt::format("MULTICAST={} PERSISTENT={} M={}", multicast, persistent, m);
+        EXPECT_EQ(grid % multicast, 0) << where;
+        EXPECT_EQ(grid, persistent ? std::min<std::int64_t>(tiles, 131 / multicast * multicast) : tiles) << where;
+        EXPECT_GE(tiles / multicast * bm * multicast * bn, m * 5120) << where << ": the tiles cover y";
+        EXPECT_EQ(weight->box[1].evaluate_integer(bound), bn / multicast) << where;
+      }
+}
+
 // A test name's part from its parameter: "gemm_bf16/tma_cuda" becomes gemm_bf16_tma_cuda.
 std::string parameter_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
@@ -322,6 +385,11 @@ INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest,
                                            "gemm_bf16_bias_gelu/tma_cuda", "gemm_fp8_rowwise/tma_cuda"), parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeTest,
+                         ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
+                                           "gemm_fp8_rowwise/tma_cuda"),
+                         parameter_name);
+
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMulticastTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
                                            "gemm_fp8_rowwise/tma_cuda"),
                          parameter_name);
