@@ -4,16 +4,25 @@
 // binary as device.cuh does, so kernel-only templates built through NVRTC include it as kernelarc/gemm_sm90.cuh.
 //
 // Everything is templates or __forceinline__: including it adds nothing to a kernel that does not call it, and the
-// sm_90a-only instructions are emitted only where a kernel uses them.
+// sm_90a-only instructions are emitted only where a kernel uses them. A B200 (sm_100a) builds the same tile with its
+// consumers on mma.sync from ldmatrix (gemm_tile's kWgmma false): wgmma is Hopper's alone, and a tcgen05 tile is to come.
 #ifndef KERNELARC_GEMM_SM90_CUH
 #define KERNELARC_GEMM_SM90_CUH
 
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
-// wgmma, setmaxnreg and this tile's barriers are Hopper's own (sm_90a): a B200 (sm_100a) needs a tcgen05 tile instead.
+// setmaxnreg, TMA and the cluster's barriers exist on sm_90a and sm_100a; wgmma only on sm_90a.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#error "kernelarc/gemm_sm90.cuh needs sm_90a (Hopper) or sm_100a (a B200); this build targets another architecture"
+#endif
+
+// 1 where gemm_tile may multiply with wgmma (Hopper's sm_90a, and the host's pass), 0 on a B200 (sm_100a): a template
+// passes it (and its own choice) as kWgmma.
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "kernelarc/gemm_sm90.cuh needs sm_90a (Hopper's wgmma); this build targets another architecture"
+#define KERNELARC_WGMMA 0
+#else
+#define KERNELARC_WGMMA 1
 #endif
 
 // The cluster attribute of a template kernel built with the SPLIT_K or MULTICAST knobs: SPLIT_K blocks a cluster, which
@@ -136,6 +145,44 @@ template <int kRegisters> __device__ __forceinline__ void registers_increase() {
 template <int kRegisters> __device__ __forceinline__ void registers_decrease() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
 }
+
+// ---- mma.sync (the decode path; the tile's consumers where there is no wgmma) ----
+
+namespace detail {
+
+// c (16 x 8, fp32) += a (16 rows x 32 bytes of K, row-major) * b (32 bytes of K x 8 columns, column-major): the warp-wide
+// mma.sync, m16n8k16 for bf16, m16n8k32 for fp8 e4m3 (HMMA both: sm_90a converts e4m3 to fp16 exactly and multiplies
+// twice). A thread holds 4 bytes of K in each 32-bit register:
+// a0 (row g, bytes 4t to 4t + 3 of K), a1 (row g + 8), a2 (bytes 16 + 4t ...), a3 (row g + 8, bytes 16 + 4t ...); b0
+// (bytes 4t ..., column g), b1 (bytes 16 + 4t ...); c0, c1 (row g, columns 2t, 2t + 1), c2, c3 (row g + 8); g = lane / 4,
+// t = lane % 4.
+template <typename Input>
+__device__ __forceinline__ void mma_32_bytes(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  if constexpr (sizeof(Input) == 1)
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Four 8 x 16-byte matrices of shared memory into a warp's registers (ldmatrix.x4): lane l gives the address of row
+// l % 8 of matrix l / 8 and receives, in register q, the 4 bytes at row l / 4, bytes 4 (l % 4) of matrix q.
+__device__ __forceinline__ void load_matrices(unsigned (&r)[4], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+// The address of 16-byte chunk `chunk` of row `row` of a block of 128-byte rows stored in the 128-byte swizzle from
+// `block` (1024-byte aligned): the chunk's place in its row is XORed with the row's place in its 8-row atom.
+__device__ __forceinline__ unsigned swizzled_chunk(unsigned block, int row, int chunk) {
+  return block + row * 128 + ((chunk ^ (row & 7)) << 4);
+}
+
+}  // namespace detail
 
 // ---- wgmma ----
 
@@ -428,6 +475,36 @@ __device__ __forceinline__ void scale_sums(Accumulators& acc, const float* row_s
   }
 }
 
+// One stage's product by a consumer warpgroup's warp on mma.sync, for targets without wgmma: `sums` (kMmas x kBlockN / 2
+// fp32 registers) += rows 16 warp to 16 warp + 15 of each m64 of the consumer's slice of x at `a_stage` times the stage's
+// kBlockN rows of w at `b_stage` (both in 128-byte column blocks, 128-byte swizzled), all of K. Register 4j + 2h + c is
+// row lane / 4 + 8h, column 8j + 2 (lane % 4) + c: where wgmma's m64 fragment keeps it, so the epilogues are shared.
+template <typename Shape, int kBlockM, int kBlockN, typename Input, typename Sums>
+__device__ __forceinline__ void multiply_stage(Sums& sums, unsigned a_stage, unsigned b_stage, int warp, int lane) {
+  const int matrix = lane / 8, row_in_matrix = lane % 8;
+  // Not unrolled (only the registers' indices need to be constants): unrolled, ptxas loads matrices ahead and spills.
+#pragma unroll 1
+  for (int block = 0; block < Shape::kColumnBlocks; ++block)
+#pragma unroll 1
+    for (int step = 0; step < 4; ++step) {  // 32 bytes of K: two 16-byte chunks of the 128-byte rows
+      unsigned a[Shape::kMmas][4];
+#pragma unroll
+      for (int i = 0; i < Shape::kMmas; ++i)  // matrices: rows 0-7, then 8-15, of the first chunk, then of the second
+        load_matrices(a[i], swizzled_chunk(a_stage + block * kBlockM * 128, 64 * i + 16 * warp + 8 * (matrix % 2) + row_in_matrix,
+                                           2 * step + matrix / 2));
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; j += 2) {  // matrices: w rows 8j to 8j + 7 in both chunks, then the next 8 rows
+        unsigned b[4];
+        load_matrices(b, swizzled_chunk(b_stage + block * kBlockN * 128, 8 * j + 8 * (matrix / 2) + row_in_matrix, 2 * step + matrix % 2));
+#pragma unroll
+        for (int i = 0; i < Shape::kMmas; ++i) {
+          mma_32_bytes<Input>(*reinterpret_cast<float(*)[4]>(&sums[i][4 * j]), a[i][0], a[i][1], a[i][2], a[i][3], b[0], b[1]);
+          mma_32_bytes<Input>(*reinterpret_cast<float(*)[4]>(&sums[i][4 * j + 4]), a[i][0], a[i][1], a[i][2], a[i][3], b[2], b[3]);
+        }
+      }
+    }
+}
+
 }  // namespace detail
 
 // The tile of blockIdx.x / kSplitK (kGroupM tile rows walked column by column, so that blocks running together share x
@@ -448,7 +525,7 @@ __device__ __forceinline__ void scale_sums(Accumulators& acc, const float* row_s
 // cluster; grid [ceil_div(M, kBlockM kMulticast) kMulticast * ceil_div(N, kBlockN)], or a multiple of kMulticast when persistent.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
           int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0, bool kTma = false,
-          bool kPersistent = false, int kMulticast = 1>
+          bool kPersistent = false, int kMulticast = 1, bool kWgmma = KERNELARC_WGMMA == 1>
 __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Input* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
@@ -610,40 +687,50 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
         const long long it = ring + kt;
         const int s = static_cast<int>(it % kStages);
         barrier_wait(full + 8 * s, static_cast<unsigned>((it / kStages) & 1));
-        fence_async_shared();
-        wgmma_fence();
         const unsigned stage = base + s * Shape::kStageBytes;
         const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * sizeof(Input);
-#pragma unroll
-        for (int block = 0; block < Shape::kColumnBlocks; ++block)
-#pragma unroll
-          for (int step = 0; step < 4; ++step) {  // 32 bytes of K an instruction
-            const unsigned long long b = swizzled_descriptor(b_stage + block * kBlockN * 128 + step * 32);
-#pragma unroll
-            for (int i = 0; i < Shape::kMmas; ++i) {
-              const unsigned long long a = swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32);
-              if constexpr (Shape::kPromoted)
-                Wgmma<kBlockN, Input>::mma(tile_sums[i], a, b, block + step > 0);
-              else
-                Wgmma<kBlockN, Input>::mma(acc[i], a, b);
-            }
-          }
-        wgmma_commit();
-        if constexpr (Shape::kPromoted) {
-          wgmma_wait<0>();  // this k tile's sums are whole, and its stage may be refilled
+        if constexpr (!kWgmma) {
+          // mma.sync (a B200): the stage is read into registers, then released at once. Its fp8 sums are fp32 (HMMA after
+          // an exact conversion to fp16), so they need no promotion.
+          detail::multiply_stage<Shape, kBlockM, kBlockN, Input>(acc, a_stage, b_stage, warp, lane);
+          __syncwarp();  // every lane's matrices are in registers: the stage may be refilled
           if (lane == 0) release(s);
-#pragma unroll
-          for (int i = 0; i < Shape::kMmas; ++i)
-#pragma unroll
-            for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += tile_sums[i][j];
         } else {
-          wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
-          if (kt > 0 && lane == 0) release(static_cast<int>((it - 1) % kStages));
+          fence_async_shared();
+          wgmma_fence();
+#pragma unroll
+          for (int block = 0; block < Shape::kColumnBlocks; ++block)
+#pragma unroll
+            for (int step = 0; step < 4; ++step) {  // 32 bytes of K an instruction
+              const unsigned long long b = swizzled_descriptor(b_stage + block * kBlockN * 128 + step * 32);
+#pragma unroll
+              for (int i = 0; i < Shape::kMmas; ++i) {
+                const unsigned long long a = swizzled_descriptor(a_stage + block * kBlockM * 128 + i * 64 * 128 + step * 32);
+                if constexpr (Shape::kPromoted)
+                  Wgmma<kBlockN, Input>::mma(tile_sums[i], a, b, block + step > 0);
+                else
+                  Wgmma<kBlockN, Input>::mma(acc[i], a, b);
+              }
+            }
+          wgmma_commit();
+          if constexpr (Shape::kPromoted) {
+            wgmma_wait<0>();  // this k tile's sums are whole, and its stage may be refilled
+            if (lane == 0) release(s);
+#pragma unroll
+            for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+              for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += tile_sums[i][j];
+          } else {
+            wgmma_wait<1>();  // the previous k tile's instructions are done: its stage may be refilled
+            if (kt > 0 && lane == 0) release(static_cast<int>((it - 1) % kStages));
+          }
         }
       }
-      wgmma_wait<0>();
-      if constexpr (kPersistent && !Shape::kPromoted) {  // the tile's last stage, which the next tile's slices need
-        if (k_tiles > 0 && lane == 0) release(static_cast<int>((ring + k_tiles - 1) % kStages));
+      if constexpr (kWgmma) {
+        wgmma_wait<0>();
+        if constexpr (kPersistent && !Shape::kPromoted) {  // the tile's last stage, which the next tile's slices need
+          if (k_tiles > 0 && lane == 0) release(static_cast<int>((ring + k_tiles - 1) % kStages));
+        }
       }
       if constexpr (kSplitK > 1) {
         if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank, m - m0)) return;
@@ -753,24 +840,6 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
 // ---- decode: few rows of x, the weight streamed once ----
 
 namespace detail {
-
-// c (16 x 8, fp32) += a (16 rows x 32 bytes of K, row-major) * b (32 bytes of K x 8 columns, column-major): the warp-wide
-// mma.sync, m16n8k16 for bf16, m16n8k32 for fp8 e4m3 (HMMA both: sm_90a converts e4m3 to fp16 exactly and multiplies
-// twice). A thread holds 4 bytes of K in each 32-bit register:
-// a0 (row g, bytes 4t to 4t + 3 of K), a1 (row g + 8), a2 (bytes 16 + 4t ...), a3 (row g + 8, bytes 16 + 4t ...); b0
-// (bytes 4t ..., column g), b1 (bytes 16 + 4t ...); c0, c1 (row g, columns 2t, 2t + 1), c2, c3 (row g + 8); g = lane / 4,
-// t = lane % 4.
-template <typename Input>
-__device__ __forceinline__ void mma_32_bytes(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
-  if constexpr (sizeof(Input) == 1)
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-  else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
 
 // 16 bytes the kernel reads once (the weight): not kept in L1, where x's rows are read again by every warp.
 __device__ __forceinline__ uint4 load_streamed(const void* from) {

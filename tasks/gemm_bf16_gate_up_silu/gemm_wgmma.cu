@@ -9,9 +9,10 @@
 // as kernelarc::sm90::TileShape::kSharedBytes. K must be a multiple of 8 (16-byte rows), as in every workload.
 // Arguments: x, gate_weight, up_weight, y, then the var axes M, N and K.
 
-// Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "this template needs sm_90a (Hopper's wgmma); a B200 (sm_100a) needs a tcgen05 template"
+// Said here, in the candidate's own file: Hopper (sm_90a) multiplies with wgmma, a B200 (sm_100a) with mma.sync (wgmma is
+// Hopper's alone; kernelarc/gemm_sm90.cuh's KERNELARC_WGMMA), and no other target has the pieces the tile needs.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#error "this template needs sm_90a (Hopper) or sm_100a (a B200)"
 #endif
 #include <kernelarc/gemm_sm90.cuh>
 

@@ -15,9 +15,10 @@
 // ceil_div(DECODE_M, 16) bytes of shared memory. K must be a multiple of 16 (a tensor map's rows are 16-byte aligned).
 // Arguments: x, weight, x_scale, w_scale, y, the var axes M, N and K, then the tensor maps of x and weight.
 
-// Said here, in the candidate's own file, so that a build for a B200 (sm_100a) says why it cannot be.
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "this template needs sm_90a (Hopper's wgmma); a B200 (sm_100a) needs a tcgen05 template"
+// Said here, in the candidate's own file: Hopper (sm_90a) multiplies with wgmma, a B200 (sm_100a) with mma.sync (wgmma is
+// Hopper's alone; kernelarc/gemm_sm90.cuh's KERNELARC_WGMMA), and no other target has the pieces the tile needs.
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#error "this template needs sm_90a (Hopper) or sm_100a (a B200)"
 #endif
 #include <kernelarc/gemm_sm90.cuh>
 
@@ -35,6 +36,6 @@ gemm_tma(const __nv_fp8_e4m3* __restrict__ x, const __nv_fp8_e4m3* __restrict__ 
                                                                                                x_scale, w_scale);
 #endif
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_fp8_e4m3, 2, true,
-                             PERSISTENT == 1, MULTICAST>(
+                             PERSISTENT == 1, MULTICAST, MMA == 0 && KERNELARC_WGMMA>(
       x, weight, nullptr, y, m, n, k, nullptr, nullptr, x_scale, w_scale, &map_x, &map_w);
 }

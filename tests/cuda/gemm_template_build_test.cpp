@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/subprocess.h"
 #include "judge/build_cache.h"
@@ -117,13 +118,25 @@ std::string find_nvdisasm() {
   return "";
 }
 
+// No local memory: none for wgmma's tile. The mma.sync tile (MMA 1, a B200's path) may keep a 64-bit value or two of
+// the shared prologue (a tile's origin) in local memory at the largest tiles, loaded once by the consumers: 32 bytes at most.
+void expect_no_spills(const nlohmann::json& kernel, const KnobValues& knobs) {
+  const std::int64_t allowed = knobs.contains("MMA") && knobs.at("MMA") == 1 ? 32 : 0;
+  EXPECT_LE(kernel.value("spill_store_bytes", -1), allowed) << describe(knobs) << ": " << kernel.dump();
+  EXPECT_GE(kernel.value("spill_store_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
+  EXPECT_LE(kernel.value("stack_bytes", -1), allowed) << describe(knobs) << ": " << kernel.dump();
+  EXPECT_GE(kernel.value("stack_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
+}
+
 class GemmTemplateTest : public ::testing::TestWithParam<std::string> {
  protected:
-  // The SASS of the task's wgmma template built at `knobs` through NVRTC for sm_90a, disassembled by `nvdisasm`.
-  void disassemble(const std::string& nvdisasm, const KnobValues& knobs, std::string& sass) const {
+  // The SASS of the template built at `knobs` through NVRTC for `architecture`, disassembled by `nvdisasm`.
+  void disassemble(const std::string& nvdisasm, const KnobValues& knobs, std::string& sass,
+                   const std::string& architecture = "sm_90a") const {
     const TemporaryCache cache;
     CudaCompilerOptions options;
     options.cache_directory = cache.path();
+    options.architecture = architecture;
     const CudaCompiler compiler(options);
     const auto built = compiler.build_kernel({read_text_file(template_().source), {}, knobs});
     ASSERT_TRUE(built.ok) << built.diagnostics;
@@ -225,8 +238,7 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
     ASSERT_TRUE(built.ok) << describe(knobs) << ":\n" << built.diagnostics;
     ASSERT_TRUE(built.resources.contains(tmpl.launch->kernel)) << describe(knobs) << ": " << built.resources.dump();
     const auto& kernel = built.resources[tmpl.launch->kernel];
-    EXPECT_EQ(kernel.value("spill_store_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
-    EXPECT_EQ(kernel.value("stack_bytes", -1), 0) << describe(knobs) << ": " << kernel.dump();
+    expect_no_spills(kernel, knobs);
     // An epilogue that touches the accumulators the wrong way makes ptxas wait for every wgmma (C7514): a silent halving.
     EXPECT_FALSE(kernel.value("wgmma_serialized", true)) << describe(knobs) << ": " << kernel.dump();
     if (!built.cache_hit) seconds.push_back(built.seconds);
@@ -372,6 +384,59 @@ TEST_P(GemmMulticastTest, TheLaunchRuleGivesWholeClustersAndEachBlockItsShareOfT
       }
 }
 
+// With MMA 1 the consumers multiply on mma.sync from matrices read by ldmatrix (LDSM), the B200's path, on Hopper too.
+class GemmMmaSyncTest : public GemmTemplateTest {};
+
+TEST_P(GemmMmaSyncTest, AnMmaSyncConfigurationReadsMatricesIntoHmmaInsteadOfWgmma) {
+  auto knobs = kernelarc::task::default_knobs(template_());
+  ASSERT_TRUE(knobs.contains("MMA")) << GetParam() << " has no MMA knob";
+  ASSERT_EQ(knobs.at("DECODE_M"), 0) << "the decode path's HMMA would hide the tile's";
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  knobs["MMA"] = 1;
+  std::string sass;
+  ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+  EXPECT_THAT(sass, HasSubstr("LDSM.16.M88.4"));
+  EXPECT_THAT(sass, HasSubstr(operand_bytes(task_) == 1 ? "HMMA.16816.F32 " : "HMMA.16816.F32.BF16"));
+  EXPECT_THAT(sass, ::testing::Not(HasSubstr("GMMA"))) << "no wgmma";
+  EXPECT_THAT(sass, HasSubstr("UTMALDG.2D"));
+}
+
+// Every GEMM template builds for a B200 (sm_100a), where wgmma does not exist: the tile multiplies on mma.sync whatever
+// MMA says, with TMA or cp.async loads as on Hopper; the default, split-K, and for tma_cuda the persistent walk,
+// multicast and the decode path. Run where a B200 exists; here it is built and disassembled.
+TEST_P(GemmTemplateTest, TheTemplateBuildsForABlackwellB200WithMmaSync) {
+  const auto& tmpl = template_();
+  std::vector<KnobValues> sample{kernelarc::task::default_knobs(tmpl)};
+  sample.push_back(sample.front()), sample.back()["SPLIT_K"] = 2;
+  if (sample.front().contains("MULTICAST")) {
+    auto knobs = sample.front();
+    knobs["MULTICAST"] = 2, knobs["PERSISTENT"] = 1, knobs["EPILOGUE"] = 1, knobs["STAGES"] = 3, knobs["DECODE_M"] = 16;
+    sample.push_back(knobs);
+  }
+  const TemporaryCache cache;
+  CudaCompilerOptions options;
+  options.cache_directory = cache.path();
+  options.architecture = "sm_100a";
+  const CudaCompiler compiler(options);
+  const std::string source = read_text_file(tmpl.source);
+  for (const auto& knobs : sample) {
+    const auto built = compiler.build_kernel({source, {}, knobs});
+    ASSERT_TRUE(built.ok) << describe(knobs) << ":\n" << built.diagnostics;
+    ASSERT_TRUE(built.resources.contains(tmpl.launch->kernel)) << describe(knobs) << ": " << built.resources.dump();
+    auto mma_sync = knobs;
+    mma_sync["MMA"] = 1;  // what a B200 builds: the same allowance as Hopper's mma.sync tile
+    expect_no_spills(built.resources[tmpl.launch->kernel], mma_sync);
+  }
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  std::string sass;
+  ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, sample.front(), sass, "sm_100a"));
+  EXPECT_THAT(sass, HasSubstr(operand_bytes(task_) == 1 ? "HMMA.16816.F32 " : "HMMA.16816.F32.BF16"));
+  EXPECT_THAT(sass, HasSubstr("LDSM"));
+  EXPECT_THAT(sass, ::testing::Not(HasSubstr("GMMA")));
+}
+
 // A test name's part from its parameter: "gemm_bf16/tma_cuda" becomes gemm_bf16_tma_cuda.
 std::string parameter_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
@@ -385,6 +450,11 @@ INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest,
                                            "gemm_bf16_bias_gelu/tma_cuda", "gemm_fp8_rowwise/tma_cuda"), parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeTest,
+                         ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
+                                           "gemm_fp8_rowwise/tma_cuda"),
+                         parameter_name);
+
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMmaSyncTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
                                            "gemm_fp8_rowwise/tma_cuda"),
                          parameter_name);
