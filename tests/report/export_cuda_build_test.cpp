@@ -1,6 +1,7 @@
 // Exported CUDA sources build with nvcc into the candidate ABI (no GPU needed): every built-in CUDA template, the
 // kernel-only ones with their generated host launcher, and the kernel.cu of a solution.json.
 #include <dlfcn.h>
+#include <algorithm>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -70,6 +71,32 @@ TEST(ExportCudaBuildTest, EveryBuiltInCudaTemplateExportsToASourceThatBuilds) {
   });
   for (std::size_t i = 0; i < sources.size(); ++i) expect_loads_with_entry_point(built[i], sources[i].first);
   EXPECT_GE(kernel_only, static_cast<int>(directories.size()));  // every task has a kernel-only template
+}
+
+// A GEMM solution exported for the B200 names sm_100a in its CUDA flags, and its kernel.cu builds there: the tma_cuda
+// template's mma.sync tile (no wgmma on a B200), its TMA loads and its generated launcher. Run where a B200 exists.
+TEST(ExportCudaBuildTest, AGemmSolutionExportedForTheB200BuildsForSm100a) {
+  testing::TemporaryDirectory directory;
+  auto store = store::Store::open(directory.path() / "runs.db");
+  const auto task = task::load_task(fs::path(KERNELARC_TASKS) / "gemm_bf16");
+  const auto tma = std::find_if(task.definition.templates.begin(), task.definition.templates.end(),
+                                [](const auto& t) { return t.name == "tma_cuda"; });
+  ASSERT_NE(tma, task.definition.templates.end());
+  const auto run = testing::record_run(store, task, *tma, "cuda:0", {{testing::moved_knobs(*tma), "first", 1000}});
+  ExportRequest request;
+  request.run_id = run.run_id;
+  request.format = ExportFormat::solution_json;
+  request.target_hardware = {"B200"};
+  const auto solution = nlohmann::json::parse(export_candidate(store, request).text);
+  EXPECT_THAT(solution["spec"]["compile_options"]["cuda_cflags"].dump(), ::testing::HasSubstr("-gencode=arch=compute_100a,code=sm_100a"));
+  std::string kernel;
+  for (const auto& file : solution["sources"])
+    if (file["path"] == "kernel.cu") kernel = file["content"].get<std::string>();
+  ASSERT_FALSE(kernel.empty());
+  judge::cuda::CudaCompilerOptions options;
+  options.cache_directory = directory.path() / "cache";
+  options.architecture = "sm_100a";
+  expect_builds_with_entry_point(judge::cuda::CudaCompiler(options), kernel, "gemm_bf16/tma_cuda for sm_100a");
 }
 
 // Every axis kind, dynamic shared memory, "let" bindings and num_sms in one generated launcher.
