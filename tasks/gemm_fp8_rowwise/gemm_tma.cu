@@ -8,6 +8,7 @@
 // kernelarc::sm90::decode_rows streams the weight once instead (mma.sync, QMMA), 8 DECODE_TILES rows of it a block.
 // MULTICAST (memory): the blocks of a cluster take consecutive tiles down M and share each weight slice, each loading
 // BN / MULTICAST of its rows into all of them (TMA multicast; the weight's boxes are that many rows).
+// MMA (algorithmic): 0 wgmma, 1 mma.sync on matrices read by ldmatrix, the tile a B200 (sm_100a) builds whatever MMA says.
 // Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms rounded down to whole clusters) when PERSISTENT; tiles =
 // ceil_div(M, BM * MULTICAST) * MULTICAST * ceil_div(N, BN)],
 // block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes; for M <= DECODE_M,
