@@ -5,7 +5,8 @@
 #
 # From the repository root with bundle/ carried (scripts/device bundle). In order, each step bounded in time:
 #   1. smoke: `kernelarc eval TASK --template wgmma_cuda --device cuda:0 --correctness-only`: the paths never yet run on a
-#      GPU first (the TMA templates' persistent tile walk, then their other paths, fp8, gate-up, bias-GELU's), then
+#      GPU first (the TMA templates' multicast and mma.sync tile, their persistent tile walk, then their other paths,
+#      fp8, gate-up, bias-GELU's), then
 #      gemm_bf16's other paths (one consumer, BK 128, BN 128 and 64, the register epilogue, split-K; on a few workloads
 #      with every edge), then each task's default on every workload (each takes minutes: the step's time ends first);
 #   2. the tasks' PyTorch references (torch.matmul, torch.matmul then the add, torch._scaled_mm) re-measured per workload
@@ -31,8 +32,8 @@ smoke_limit=${SMOKE_LIMIT:-200} torch_limit=${TORCH_LIMIT:-50} sweep_limit=${SWE
 read -r -a sweep_knobs <<< "${SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4,8}"
 read -r -a fp8_sweep_knobs <<< "${FP8_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4,8}"  # fp8's BN is at most 128
 # The TMA templates' grids add the persistent tile walk (split-K 1 only; 3 stages leave room for its staging).
-read -r -a tma_sweep_knobs <<< "${TMA_SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4 --knob STAGES=4,3 --knob PERSISTENT=0,1}"
-read -r -a fp8_tma_sweep_knobs <<< "${FP8_TMA_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4 --knob PERSISTENT=0,1}"
+read -r -a tma_sweep_knobs <<< "${TMA_SWEEP_KNOBS:---knob BN=256,128 --knob SPLIT_K=1,2,4 --knob STAGES=4,3 --knob PERSISTENT=0,1 --knob MULTICAST=1,2}"
+read -r -a fp8_tma_sweep_knobs <<< "${FP8_TMA_SWEEP_KNOBS:---knob BN=128,64 --knob SPLIT_K=1,2,4 --knob PERSISTENT=0,1 --knob MULTICAST=1,2}"
 
 began=$(date +%s)
 say() { echo "[$(($(date +%s) - began)) s] $*"; }
@@ -48,6 +49,13 @@ few_gate_up=(gemm_bf16_gate_up_silu-1x8192x3072 gemm_bf16_gate_up_silu-586x18944
 # The paths never yet run on a GPU first, the whole-task defaults (long: every workload) last.
 few_fp8=(gemm_fp8_rowwise-1x4096x4096 gemm_fp8_rowwise-128x14336x4096 gemm_fp8_rowwise-1571x8192x8192)
 smoke_cases=(
+  "tma_multicast gemm_bf16 @tma_cuda MULTICAST=2"
+  "tma_multicast_persistent gemm_bf16 @tma_cuda MULTICAST=2 PERSISTENT=1 STAGES=3"
+  "tma_multicast gemm_fp8_rowwise @tma_cuda MULTICAST=2"
+  "tma_mma_sync gemm_bf16 @tma_cuda MMA=1"
+  "tma_mma_sync_persistent_registers gemm_bf16 @tma_cuda MMA=1 PERSISTENT=1 EPILOGUE=0 BN=128"
+  "tma_mma_sync_split2 gemm_fp8_rowwise @tma_cuda MMA=1 SPLIT_K=2"
+  "tma_mma_sync_multicast gemm_bf16_residual @tma_cuda MMA=1 MULTICAST=2"
   "tma_persistent gemm_bf16 @tma_cuda PERSISTENT=1 STAGES=3"
   "tma_persistent_registers gemm_bf16 @tma_cuda PERSISTENT=1 EPILOGUE=0 BN=128"
   "tma_persistent gemm_fp8_rowwise @tma_cuda PERSISTENT=1"
