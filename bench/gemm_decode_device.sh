@@ -50,6 +50,7 @@ timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16
 
 for task in gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu; do
   timeout "$sweep_limit" "$kernelarc" sweep "$task" --template tma_cuda --knob DECODE_M=0,16,32 --knob DECODE_TILES=1,2,4 \
+    --time-limit $((sweep_limit * 2 / 3)) \
     --workloads "$(decode_workloads "$task")" --device "$device" --json --quiet > "$out/sweep-$task.tma_cuda.json" \
     2> "$out/sweep-$task.tma_cuda.log" || echo "sweep $task: exit $? (see sweep-$task.tma_cuda.log)"
 done

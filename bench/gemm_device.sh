@@ -138,7 +138,8 @@ sweep_until() {
     return
   fi
   say "sweep: kernelarc sweep $task --template $template $* --device $device"
-  timeout "$left" "$kernelarc" sweep "$task" --template "$template" "$@" --device "$device" --json --quiet \
+  # --time-limit keeps what was screened; the outer timeout only guards a configuration that outlasts the last third.
+  timeout "$left" "$kernelarc" sweep "$task" --template "$template" "$@" --time-limit $((left * 2 / 3)) --device "$device" --json --quiet \
     > "$out/sweep-$name.json" 2> "$out/sweep-$name.log" || echo "sweep $name: exit $? (see sweep-$name.log)"
 }
 # Each sweep's end is a share of SWEEP_LIMIT counted from here, so a long smoke step shortens none of them.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <stdexcept>
 
 #include "cli/options.h"
 #include "common/closest_name.h"
@@ -24,6 +25,16 @@ CLI::Validator whole_number(std::int64_t minimum, std::int64_t maximum) {
         return "";
       },
       maximum >= std::numeric_limits<int>::max() ? fmt::format(">={}", minimum) : fmt::format("{}..{}", minimum, maximum));
+}
+
+std::chrono::seconds parse_duration(const std::string& text, const std::string& option) {
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const std::string unit(end, text.data() + text.size());
+  const long long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (error != std::errc() || end == text.data() || value < 0 || scale < 0)
+    throw std::runtime_error(fmt::format("{} expects a duration such as 600, 90s, 15m or 2h, got \"{}\"", option, text));
+  return std::chrono::seconds(value * scale);
 }
 
 CLI::Validator number_at_least(double minimum) {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -26,6 +27,9 @@ CLI::Validator device_name();
 
 // An existing file.
 CLI::Validator existing_file();
+
+// "600", "90s", "15m", "2h" -> seconds; throws a message naming `option` for anything else.
+std::chrono::seconds parse_duration(const std::string& text, const std::string& option);
 
 // Every option of `app` and its subcommands that has no environment variable gets KERNELARC_<NAME> (--time-limit:
 // KERNELARC_TIME_LIMIT), so every flag can be set from the environment; --help, --version and positionals excepted.

@@ -94,22 +94,6 @@ void stop_on_signals() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-// "90", "90s", "15m", "2h" -> seconds.
-std::chrono::seconds parse_duration(const std::string& text) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  const long long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-  if (used == 0 || value < 0 || scale < 0)
-    throw std::runtime_error(fmt::format("--time-limit expects a duration such as 600, 90s, 15m or 2h, got \"{}\"", text));
-  return std::chrono::seconds(value * scale);
-}
-
 std::optional<std::size_t> parse_capacity(const std::string& text) {
   if (text == "unlimited") return std::nullopt;
   try {
@@ -201,7 +185,7 @@ int run_command(const RunArguments& args) {
       options.agents = args.agents;
       options.strategies = parse_strategies(args.strategies);
       options.budget = args.budget;
-      options.time_limit = parse_duration(args.time_limit);
+      options.time_limit = parse_duration(args.time_limit, "--time-limit");
       options.board_capacity = parse_capacity(args.board_capacity);
       options.seed = args.seed;
       options.judge_seed = args.judge_seed != 0 ? args.judge_seed : judge::fresh_seed();

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,7 @@ struct SweepArguments {
   bool no_held_out = false;
   bool checks_on_device = false;       // a GPU's screenings keep inputs and reference on the device and compare there
   int timeout_ms = 10000;
+  std::string time_limit = "0";        // no configuration started after it; 0: none
   std::uint64_t seed = 0;
   std::string reference = "auto";
   std::string extensions;
@@ -160,7 +162,7 @@ json sweep_json(const task::Task& task, const task::Template& tmpl, const SweepA
               {"protocol", {{"rounds", options.rounds}, {"warmup", options.warmup}, {"iterations", options.iterations},
                             {"checks_on_device", options.screen_on_device && options.device != "cpu"}}},
               {"swept", json::object()}, {"configurations", json::array()}, {"skipped", json::array()},
-              {"seconds", sweep.seconds}, {"configurations_per_minute", sweep.configurations_per_minute()}};
+              {"not_screened", sweep.not_screened}, {"seconds", sweep.seconds}, {"configurations_per_minute", sweep.configurations_per_minute()}};
   for (const auto& [name, values] : swept) out["swept"][name] = values;
   for (const auto& screening : sweep.screenings) {
     json configuration = {{"name", screening.name}, {"label", configuration_label(tmpl, screening.knobs, swept)}, {"knobs", screening.knobs},
@@ -217,6 +219,8 @@ void print_table(const json& out) {
   fmt::print("{} of {} configurations measured (the rest wrong or failed: dropped); screened in {} ({:.0f} configurations a minute)\n",
              measured.size(), out["configurations"].size(), common::format_duration_s(out["seconds"].get<double>()),
              out["configurations_per_minute"].get<double>());
+  if (const auto left = out["not_screened"].get<std::size_t>(); left > 0)
+    fmt::print("{} more configurations not screened: the time limit came first\n", left);
   for (std::size_t i = 0; i < measured.size() && i < 5; ++i)
     fmt::print("  {}. {}  geometric mean {}\n", i + 1, (*measured[i])["label"].get<std::string>(),
                common::format_time_ns((*measured[i])["geomean_ns"].get<double>()));
@@ -237,7 +241,9 @@ int run_sweep(const SweepArguments& args) {
   const task::Template* tmpl = nullptr;
   SweptKnobs swept;
   task::KnobGrid grid;
+  std::chrono::seconds time_limit{0};
   try {
+    time_limit = parse_duration(args.time_limit, "--time-limit");
     task = load_task_argument(args.task, args.extensions);
     keep_only_workloads(task, args.workloads);
     tmpl = &find_template(task, args, device->kind);
@@ -247,6 +253,7 @@ int run_sweep(const SweepArguments& args) {
     fmt::print(stderr, "kernelarc sweep: {}\n", error.what());
     return kExitUsage;
   }
+  const auto started = std::chrono::steady_clock::now();
   const auto progress = [&](const std::string& line) {
     if (!args.quiet) fmt::print(stderr, "{}\n", line);
   };
@@ -270,7 +277,8 @@ int run_sweep(const SweepArguments& args) {
                            geomean ? fmt::format(", geometric mean {}", common::format_time_ns(*geomean)) : ""));
     };
     const auto sweep = engine::sweep_knob_grid(task, *tmpl, grid, screener, judge::backend_for(options.device).builds_while_timing(),
-                                               screened, progress);
+                                               screened, progress,
+                                               time_limit.count() > 0 ? started + time_limit : std::chrono::steady_clock::time_point::max());
     const json out = sweep_json(task, *tmpl, args, options, swept, grid, sweep);
     if (args.json_output) std::cout << out.dump(2) << std::endl;
     else if (args.csv_output) std::cout << sweep_csv(out) << std::flush;
@@ -320,6 +328,10 @@ CLI::App* add_sweep_command(CLI::App& app, int& exit_code) {
                     "On a GPU, keep each workload's inputs and reference outputs on the device and compare kernel-only candidates' "
                     "outputs there, instead of bringing every output back to the host (experimental: see docs/JUDGE.md)");
   command->add_option("--timeout-ms", args->timeout_ms, "Deadline of one call")->check(whole_number(1))->envname("KERNELARC_TIMEOUT_MS")->capture_default_str();
+  command->add_option("--time-limit", args->time_limit,
+                      "Start no configuration after this long (600, 90s, 15m, 2h; 0: no limit); the one under way finishes and "
+                      "the output holds what was screened")
+      ->capture_default_str();
   command->add_option("--seed", args->seed, "Input seed (default: a fresh secret one)")->envname("KERNELARC_SEED");
   command->add_option("--reference", args->reference, "auto (a native reference, else the PyTorch one), native, or python")
       ->check(one_of({"auto", "native", "python"}))

@@ -15,7 +15,8 @@ double KnobSweep::configurations_per_minute() const {
 }
 
 KnobSweep sweep_knob_grid(const task::Task& task, const task::Template& tmpl, const task::KnobGrid& grid, judge::Screener& screener,
-                          bool builds_while_timing, const ScreenedCallback& screened, const judge::ProgressCallback& progress) {
+                          bool builds_while_timing, const ScreenedCallback& screened, const judge::ProgressCallback& progress,
+                          std::chrono::steady_clock::time_point deadline) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<judge::CandidateSource> sources;
   for (const auto& knobs : grid.configurations) sources.push_back(candidate_source(task, tmpl, knobs, {}));
@@ -26,9 +27,17 @@ KnobSweep sweep_knob_grid(const task::Task& task, const task::Template& tmpl, co
     for (const auto& source : sources) built.push_back(pool.submit(source));
     if (!builds_while_timing && !sources.empty()) {
       if (progress) progress(fmt::format("building {} configurations on {} threads before timing", sources.size(), pool.threads()));
-      for (const auto& build : built) build.wait();
+      for (const auto& build : built) {
+        if (deadline == std::chrono::steady_clock::time_point::max()) build.wait();
+        else build.wait_until(deadline);  // max() would overflow inside wait_until
+      }
     }
     for (std::size_t i = 0; i < sources.size(); ++i) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        sweep.not_screened = sources.size() - i;
+        if (progress) progress(fmt::format("time limit reached: {} of {} configurations not screened", sweep.not_screened, sources.size()));
+        break;
+      }
       built[i].wait();  // the screening's own build is then a cache hit
       sweep.screenings.push_back(screener.screen(sources[i]));  // the judge's lines per workload would drown the sweep's
       if (screened) screened(sweep.screenings.back(), i, sources.size());

@@ -3,6 +3,7 @@
 // the first timing (on the CPU, where a compile beside a timing would slow it). Screening ranks; nothing here promotes.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -13,7 +14,8 @@
 namespace kernelarc::engine {
 
 struct KnobSweep {
-  std::vector<judge::Screening> screenings;  // one per allowed configuration of the grid, in its order
+  std::vector<judge::Screening> screenings;  // one per allowed configuration of the grid screened, in its order
+  std::size_t not_screened = 0;              // the allowed configurations left when the deadline came
   double seconds = 0;                        // from the first build to the last screening
   double configurations_per_minute() const;
 };
@@ -21,8 +23,10 @@ struct KnobSweep {
 // Called after each configuration is screened, with its index among the grid's allowed ones.
 using ScreenedCallback = std::function<void(const judge::Screening& screening, std::size_t index, std::size_t total)>;
 
-// `builds_while_timing`: the device's backend's answer (judge::Backend::builds_while_timing).
+// `builds_while_timing`: the device's backend's answer (judge::Backend::builds_while_timing). No configuration is
+// started after `deadline`; the one under way then finishes, and the queued builds are dropped.
 KnobSweep sweep_knob_grid(const task::Task& task, const task::Template& tmpl, const task::KnobGrid& grid, judge::Screener& screener,
-                          bool builds_while_timing, const ScreenedCallback& screened = {}, const judge::ProgressCallback& progress = {});
+                          bool builds_while_timing, const ScreenedCallback& screened = {}, const judge::ProgressCallback& progress = {},
+                          std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 }  // namespace kernelarc::engine

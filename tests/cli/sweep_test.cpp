@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -25,13 +26,19 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 
 // Stdout alone (the data), stderr kept in a file beside it for the failure's message.
-common::CommandResult sweep(const std::vector<std::string>& arguments, const fs::path& stderr_file) {
+// `environment`: variables that replace the test's own of the same name.
+common::CommandResult sweep(const std::vector<std::string>& arguments, const fs::path& stderr_file, std::vector<std::string> environment = {}) {
   std::vector<std::string> argv{"sh", "-c", "\"$0\" sweep \"$@\" 2>\"$KERNELARC_SWEEP_TEST_STDERR\"", KERNELARC_BINARY};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   common::CommandOptions options;
   options.timeout = std::chrono::minutes(8);
-  std::vector<std::string> environment{"KERNELARC_SWEEP_TEST_STDERR=" + stderr_file.string()};
-  for (char** variable = environ; *variable; ++variable) environment.emplace_back(*variable);
+  environment.push_back("KERNELARC_SWEEP_TEST_STDERR=" + stderr_file.string());
+  const auto given = [&environment](const std::string& variable) {
+    const auto name = variable.substr(0, variable.find('=') + 1);
+    return std::any_of(environment.begin(), environment.end(), [&name](const std::string& v) { return v.starts_with(name); });
+  };
+  for (char** variable = environ; *variable; ++variable)
+    if (!given(*variable)) environment.emplace_back(*variable);
   options.environment = environment;
   return common::run_command(argv, options);
 }
@@ -124,6 +131,31 @@ TEST(SweepTest, CsvHasARowPerConfigurationAndWorkloadAndOneForEachSkippedConfigu
   EXPECT_THAT(lines[1], HasSubstr("ONE_PASS=0 STORE_EXP=0,measured,softmax-7x1000,false,PASSED,"));
   EXPECT_EQ(lines[4], "ONE_PASS=1 STORE_EXP=1,skipped,,,SKIPPED,,,,,,\"breaks the constraint \"\"ONE_PASS * STORE_EXP == 0\"\"\"");
   EXPECT_THAT(read_file(work / "csv.stderr"), HasSubstr("skipped ONE_PASS=1 STORE_EXP=1: breaks the constraint \"ONE_PASS * STORE_EXP == 0\""));
+}
+
+// A sweep stopped by --time-limit still prints the configurations it screened and says how many it did not: a device
+// script bounded in time keeps what it measured.
+TEST(SweepTest, ATimeLimitEndsTheSweepWithWhatWasScreenedAndCountsTheRest) {
+  const fs::path work = work_folder();
+  const auto result = sweep({"softmax", "--template", "rows", "--knob", "VEC=1,4,8,16", "--knob", "THREADS=1,2", "--workloads",
+                             "softmax-7x1000", "--iterations", "2", "--seed", "5", "--time-limit", "0s", "--json"},
+                            work / "limit0.stderr");
+  ASSERT_EQ(result.exit_code, 0) << result.output << read_file(work / "limit0.stderr");
+  EXPECT_EQ(json::parse(result.output)["not_screened"], 0);  // 0: no limit
+  ASSERT_EQ(json::parse(result.output)["configurations"].size(), 8u);
+
+  // A limit of 1 s with an empty build cache: the eight builds before the first timing (the CPU's) outlast it.
+  const fs::path empty_cache = work / "empty-cache";
+  fs::remove_all(empty_cache);
+  const auto limited = sweep({"softmax", "--template", "rows", "--knob", "VEC=1,4,8,16", "--knob", "THREADS=1,2", "--workloads",
+                              "softmax-7x1000", "--iterations", "2", "--seed", "5", "--time-limit", "1", "--json"},
+                             work / "limit1.stderr", {"KERNELARC_CACHE_DIR=" + empty_cache.string()});
+  const json out = json::parse(limited.output);
+  const auto screened = out["configurations"].size();
+  EXPECT_LT(screened, 8u);
+  EXPECT_EQ(screened + out["not_screened"].get<std::size_t>(), 8u);
+  EXPECT_EQ(limited.exit_code, screened > 0 ? 0 : 1) << read_file(work / "limit1.stderr");
+  EXPECT_THAT(read_file(work / "limit1.stderr"), HasSubstr("time limit reached: " + std::to_string(8 - screened) + " of 8 configurations not screened"));
 }
 
 // --geometry: the judge's launch of each configuration on each workload, nothing built. swiglu's vector_cuda launches
@@ -262,6 +294,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSweep{{"softmax", "--geometry", "--template", "rows"},
                  "kernelarc sweep: template \"rows\" is not a kernel-only CUDA template: the judge does not launch it\n"},
         BadSweep{{"softmax", "--geometry", "--each-knob", "--knob", "VEC=1"}, "kernelarc sweep: --knob excludes --each-knob\n  kernelarc help sweep says more\n"},
+        BadSweep{{"softmax", "--time-limit", "5 minutes"},
+                 "kernelarc sweep: --time-limit expects a duration such as 600, 90s, 15m or 2h, got \"5 minutes\"\n"},
         BadSweep{{"softmax", "--num-sms", "114"}, "kernelarc sweep: --num-sms requires --geometry\n  kernelarc help sweep says more\n"}));
 
 }  // namespace
