@@ -52,6 +52,9 @@ smoke_cases=(
   "tma_multicast gemm_bf16 @tma_cuda MULTICAST=2"
   "tma_multicast_persistent gemm_bf16 @tma_cuda MULTICAST=2 PERSISTENT=1 STAGES=3"
   "tma_multicast gemm_fp8_rowwise @tma_cuda MULTICAST=2"
+  "tma_gate_up gemm_bf16_gate_up_silu @tma_cuda"
+  "tma_gate_up_multicast_persistent gemm_bf16_gate_up_silu @tma_cuda MULTICAST=2 PERSISTENT=1 BN=128"
+  "tma_tensorwise gemm_fp8_tensorwise @tma_cuda"
   "tma_mma_sync gemm_bf16 @tma_cuda MMA=1"
   "tma_mma_sync_persistent_registers gemm_bf16 @tma_cuda MMA=1 PERSISTENT=1 EPILOGUE=0 BN=128"
   "tma_mma_sync_split2 gemm_fp8_rowwise @tma_cuda MMA=1 SPLIT_K=2"
@@ -101,6 +104,7 @@ for case in "${smoke_cases[@]}"; do
       gemm_bf16_residual) few=("${few_residual[@]}") ;;
       gemm_bf16_gate_up_silu) few=("${few_gate_up[@]}") ;;
       gemm_fp8_rowwise) few=("${few_fp8[@]}") ;;
+      gemm_fp8_tensorwise) few=("${few_fp8[@]//rowwise/tensorwise}") ;;
       *) few=("${few_bias_gelu[@]}") ;;
     esac
     for uuid in "${few[@]}"; do only+=(--workload "$uuid"); done

@@ -523,6 +523,7 @@ __device__ __forceinline__ void multiply_stage(Sums& sums, unsigned a_stage, uns
 // kMulticast consecutive tiles down M that share their weight slices; each block loads a kMulticast-th of every slice (the
 // weight's tensor map has boxes of kBlockN / kMulticast rows) into all of them, so the weight crosses L2 once for the
 // cluster; grid [ceil_div(M, kBlockM kMulticast) kMulticast * ceil_div(N, kBlockN)], or a multiple of kMulticast when persistent.
+// kTma: map_x boxes kBlockM rows, map_w kBlockN / kMulticast; with kGateUp, map_w (gate) and map_w_up each kBlockN / 2 / kMulticast.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
           int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0, bool kTma = false,
           bool kPersistent = false, int kMulticast = 1, bool kWgmma = KERNELARC_WGMMA == 1>
@@ -531,11 +532,10 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
                                           const Input* __restrict__ w_up = nullptr, const float* __restrict__ row_scale = nullptr,
                                           const float* __restrict__ column_scale = nullptr, const TensorMap* map_x = nullptr,
-                                          const TensorMap* map_w = nullptr) {
+                                          const TensorMap* map_w = nullptr, const TensorMap* map_w_up = nullptr) {
   using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input), kPersistent>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
   static_assert(!kGateUp || (!kStaged && kActivation == 0 && kScale == 0), "the gate-up epilogue is its own, from registers");
-  static_assert(!kTma || !kGateUp, "TMA loads: one weight matrix (the gate-up slice interleaves two)");
   static_assert(!kTma || (kBlockM <= 256 && kBlockN <= 256), "a TMA box has at most 256 rows");
   static_assert(kMulticast == 1 || ((kMulticast == 2 || kMulticast == 4) && kTma && kSplitK == 1),
                 "kMulticast: 2 or 4 blocks of a cluster share each weight slice, loaded by TMA, K not split");
@@ -606,7 +606,19 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
     if constexpr (kConsumers == 2) registers_decrease<56>();
     // One thread issues every stage's boxes: each 128-byte column block of a slice is one box of 128 bytes by its rows.
     constexpr int kBoxColumns = 128 / static_cast<int>(sizeof(Input));
-    constexpr int kSliceRows = kBlockN / kMulticast;  // weight rows of a box: each block of the cluster loads its share for all
+    // Weight rows of a box: each block of the cluster loads its share for all; with kGateUp, of the gate rows and of the up rows.
+    constexpr int kSliceRows = kOutColumns / kMulticast;
+    // A column block of the weight slice from `column`, rows from `row` (its part of the gate rows, then the same of up).
+    const auto load_weights = [&](unsigned destination, int column, int row, unsigned barrier) {
+      if constexpr (kMulticast > 1) {
+        tma_load_2d_multicast(destination, *map_w, column, row, barrier, (1u << kMulticast) - 1);
+        if constexpr (kGateUp)
+          tma_load_2d_multicast(destination + kBlockN / 2 * 128, *map_w_up, column, row, barrier, (1u << kMulticast) - 1);
+      } else {
+        tma_load_2d(destination, *map_w, column, row, barrier);
+        if constexpr (kGateUp) tma_load_2d(destination + kBlockN / 2 * 128, *map_w_up, column, row, barrier);
+      }
+    };
     if (thread == 0) {
       for (long long tile = first_tile, ring = 0, m0 = first_m0, n0 = first_n0;; ring += k_tiles) {
         for (long long kt = 0; kt < k_tiles; ++kt) {
@@ -622,15 +634,15 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
 #pragma unroll
             for (int block = 0; block < Shape::kColumnBlocks; ++block) {
               if (rows) tma_load_2d(stage + block * kBlockM * 128, *map_x, k0 + block * kBoxColumns, static_cast<int>(m0), full + 8 * s);
-              tma_load_2d_multicast(weights + block * kBlockN * 128 + rank * kSliceRows * 128, *map_w, k0 + block * kBoxColumns,
-                                    static_cast<int>(n0) + rank * kSliceRows, full + 8 * s, (1u << kMulticast) - 1);
+              load_weights(weights + block * kBlockN * 128 + rank * kSliceRows * 128, k0 + block * kBoxColumns,
+                           static_cast<int>(n0) + rank * kSliceRows, full + 8 * s);
             }
           } else {
             barrier_expect_bytes(full + 8 * s, Shape::kStageBytes);  // zeros past the edges count as bytes landed
 #pragma unroll
             for (int block = 0; block < Shape::kColumnBlocks; ++block) {
               tma_load_2d(stage + block * kBlockM * 128, *map_x, k0 + block * kBoxColumns, static_cast<int>(m0), full + 8 * s);
-              tma_load_2d(weights + block * kBlockN * 128, *map_w, k0 + block * kBoxColumns, static_cast<int>(n0), full + 8 * s);
+              load_weights(weights + block * kBlockN * 128, k0 + block * kBoxColumns, static_cast<int>(n0), full + 8 * s);
             }
           }
         }

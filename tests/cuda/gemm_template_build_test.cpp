@@ -1,6 +1,5 @@
 // The Hopper GEMM templates (tasks/gemm_bf16, gemm_bf16_residual, gemm_bf16_bias_gelu, gemm_bf16_gate_up_silu,
-// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda; the tma_cuda of gemm_bf16, its residual and bias-GELU tasks and
-// gemm_fp8_rowwise, slices loaded by TMA, with a persistent tile walk)
+// gemm_fp8_rowwise, gemm_fp8_tensorwise: wgmma_cuda, and tma_cuda, slices loaded by TMA, with a persistent tile walk)
 // without a GPU: the knob constraints reject what cannot run (shared
 // memory past 227 KiB, more than 128 accumulators a thread), the allowed configurations build through NVRTC for sm_90a
 // with no spills and a fraction of a second each, and the SASS holds HGMMA (QGMMA for fp8); the tma_cuda templates' decode
@@ -76,6 +75,13 @@ std::int64_t operand_bytes(const kernelarc::task::Task& task) { return kernelarc
 // The tensor-core instruction the default configuration's SASS must hold: Hopper's HGMMA for bf16, QGMMA for fp8 e4m3.
 std::string expected_mma(const kernelarc::task::Task& task, std::int64_t block_n) {
   return operand_bytes(task) == 1 ? fmt::format("QGMMA.64x{}x32.F32.E4M3.E4M3", block_n) : fmt::format("HGMMA.64x{}x16.F32.BF16", block_n);
+}
+
+// `knobs` with `changes` made to the knobs the template has (gate-up's tile has no EPILOGUE or DECODE_M, say).
+KnobValues with(KnobValues knobs, const std::vector<std::pair<std::string, std::int64_t>>& changes) {
+  for (const auto& [name, value] : changes)
+    if (knobs.contains(name)) knobs[name] = value;
+  return knobs;
 }
 
 std::string describe(const KnobValues& knobs) {
@@ -206,17 +212,13 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   }
   if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("PERSISTENT")) {  // the tile walk, staged and not
     knobs["PERSISTENT"] = 1;
-    for (const std::int64_t staged : {1, 0}) {
-      knobs["EPILOGUE"] = staged;
-      knobs["STAGES"] = staged ? 3 : 4;  // the staging beside a 4-stage ring of 128 x 256 tiles would pass 227 KiB
-      sample.push_back(knobs);
-    }
+    for (const std::int64_t staged : {1, 0})  // the staging beside a 4-stage ring of 128 x 256 tiles would pass 227 KiB
+      sample.push_back(with(knobs, {{"EPILOGUE", staged}, {"STAGES", staged ? 3 : 4}}));
   }
   if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("MULTICAST")) {  // the shared weight, walked or not
     knobs["MULTICAST"] = 2;
     sample.push_back(knobs);
-    knobs["PERSISTENT"] = 1, knobs["EPILOGUE"] = 1, knobs["STAGES"] = 3;
-    sample.push_back(knobs);
+    sample.push_back(with(knobs, {{"PERSISTENT", 1}, {"EPILOGUE", 1}, {"STAGES", 3}}));
   }
   if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("DECODE_M")) {  // every decode setting
     for (const std::int64_t rows : {16, 32})
@@ -363,8 +365,12 @@ TEST_P(GemmMulticastTest, AMulticastConfigurationLoadsTheWeightOnceForItsCluster
 // map boxes a MULTICAST-th of a slice's rows, the share each block loads.
 TEST_P(GemmMulticastTest, TheLaunchRuleGivesWholeClustersAndEachBlockItsShareOfTheWeight) {
   const auto& launch = *template_().launch;
-  const auto weight = std::find_if(launch.tensor_maps.begin(), launch.tensor_maps.end(), [](const auto& t) { return t.input == "weight"; });
-  ASSERT_NE(weight, launch.tensor_maps.end());
+  // The weight's maps: one, or gate-up's two (gate then up rows in each slice), each for BN / 2 columns of y.
+  std::vector<const kernelarc::task::TensorMapRule*> weights;
+  for (const auto& map : launch.tensor_maps)
+    if (map.input != "x") weights.push_back(&map);
+  ASSERT_FALSE(weights.empty());
+  const std::int64_t out_per_product = weights.size() == 2 ? 2 : 1;  // product columns per column of y
   for (const std::int64_t multicast : {1, 2})
     for (const std::int64_t persistent : {0, 1})
       for (const std::int64_t m : {65, 128, 1571, 8192}) {
@@ -374,13 +380,13 @@ TEST_P(GemmMulticastTest, TheLaunchRuleGivesWholeClustersAndEachBlockItsShareOfT
         names["M"] = static_cast<double>(m), names["N"] = 5120, names["K"] = 4096;
         const auto bound = kernelarc::task::launch_bindings(launch, names, 131);  // an odd SM count: clusters must still be whole
         const std::int64_t grid = launch.grid[0].evaluate_integer(bound);
-        const std::int64_t bm = static_cast<std::int64_t>(names["BM"]), bn = static_cast<std::int64_t>(names["BN"]);
+        const std::int64_t bm = static_cast<std::int64_t>(names["BM"]), bn = static_cast<std::int64_t>(names["BN"]) / out_per_product;
         const std::int64_t tiles = (m + bm * multicast - 1) / (bm * multicast) * multicast * ((5120 + bn - 1) / bn);
         const std::string where = fmt::format("MULTICAST={} PERSISTENT={} M={}", multicast, persistent, m);
         EXPECT_EQ(grid % multicast, 0) << where;
         EXPECT_EQ(grid, persistent ? std::min<std::int64_t>(tiles, 131 / multicast * multicast) : tiles) << where;
         EXPECT_GE(tiles / multicast * bm * multicast * bn, m * 5120) << where << ": the tiles cover y";
-        EXPECT_EQ(weight->box[1].evaluate_integer(bound), bn / multicast) << where;
+        for (const auto* weight : weights) EXPECT_EQ(weight->box[1].evaluate_integer(bound), bn / multicast) << where << ", " << weight->input;
       }
 }
 
@@ -390,7 +396,7 @@ class GemmMmaSyncTest : public GemmTemplateTest {};
 TEST_P(GemmMmaSyncTest, AnMmaSyncConfigurationReadsMatricesIntoHmmaInsteadOfWgmma) {
   auto knobs = kernelarc::task::default_knobs(template_());
   ASSERT_TRUE(knobs.contains("MMA")) << GetParam() << " has no MMA knob";
-  ASSERT_EQ(knobs.at("DECODE_M"), 0) << "the decode path's HMMA would hide the tile's";
+  ASSERT_FALSE(knobs.contains("DECODE_M") && knobs.at("DECODE_M") != 0) << "the decode path's HMMA would hide the tile's";
   const std::string nvdisasm = find_nvdisasm();
   if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
   knobs["MMA"] = 1;
@@ -410,9 +416,7 @@ TEST_P(GemmTemplateTest, TheTemplateBuildsForABlackwellB200WithMmaSync) {
   std::vector<KnobValues> sample{kernelarc::task::default_knobs(tmpl)};
   sample.push_back(sample.front()), sample.back()["SPLIT_K"] = 2;
   if (sample.front().contains("MULTICAST")) {
-    auto knobs = sample.front();
-    knobs["MULTICAST"] = 2, knobs["PERSISTENT"] = 1, knobs["EPILOGUE"] = 1, knobs["STAGES"] = 3, knobs["DECODE_M"] = 16;
-    sample.push_back(knobs);
+    sample.push_back(with(sample.front(), {{"MULTICAST", 2}, {"PERSISTENT", 1}, {"EPILOGUE", 1}, {"STAGES", 3}, {"DECODE_M", 16}}));
   }
   const TemporaryCache cache;
   CudaCompilerOptions options;
@@ -447,21 +451,23 @@ std::string parameter_name(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmTemplateTest,
                          ::testing::Values("gemm_bf16", "gemm_bf16_residual", "gemm_bf16_bias_gelu", "gemm_bf16_gate_up_silu",
                                            "gemm_fp8_rowwise", "gemm_fp8_tensorwise", "gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda",
-                                           "gemm_bf16_bias_gelu/tma_cuda", "gemm_fp8_rowwise/tma_cuda"), parameter_name);
+                                           "gemm_bf16_bias_gelu/tma_cuda", "gemm_bf16_gate_up_silu/tma_cuda", "gemm_fp8_rowwise/tma_cuda",
+                                           "gemm_fp8_tensorwise/tma_cuda"),
+                         parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
-                                           "gemm_fp8_rowwise/tma_cuda"),
+                                           "gemm_fp8_rowwise/tma_cuda", "gemm_fp8_tensorwise/tma_cuda"),
                          parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMmaSyncTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
-                                           "gemm_fp8_rowwise/tma_cuda"),
+                                           "gemm_bf16_gate_up_silu/tma_cuda", "gemm_fp8_rowwise/tma_cuda", "gemm_fp8_tensorwise/tma_cuda"),
                          parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMulticastTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
-                                           "gemm_fp8_rowwise/tma_cuda"),
+                                           "gemm_bf16_gate_up_silu/tma_cuda", "gemm_fp8_rowwise/tma_cuda", "gemm_fp8_tensorwise/tma_cuda"),
                          parameter_name);
 
 }  // namespace
