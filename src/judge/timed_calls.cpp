@@ -40,7 +40,7 @@ int TimedCalls::variant_for(int iteration) const {
 
 std::optional<Failure> TimedCalls::flush(double& round_trip_ns) {
   const auto flushing = phases_.measure("flush");
-  const auto reply = session_.worker.request_line(flush_request_, settings_.call_timeout);
+  const auto reply = session_.worker.request_line(flush_request_, flush_timeout(settings_.call_timeout));
   if (reply.ok()) {
     round_trip_ns = static_cast<double>(reply.round_trip.count());
     return std::nullopt;

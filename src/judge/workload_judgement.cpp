@@ -326,7 +326,7 @@ std::optional<Failure> WorkloadJudgement::call_overhead(double& call_overhead_ns
       failure->reason = "the judge's probe worker failed: " + failure->reason;
       return failure;
     }
-    const auto flushed = probe.worker.request(message::Flush{options_.flush_bytes}, deadline);
+    const auto flushed = probe.worker.request(message::Flush{options_.flush_bytes}, flush_timeout(deadline));
     const auto reply = flushed.ok() ? probe.worker.request(null_call, deadline) : flushed;
     if (!reply.ok()) {
       probe.ready = false;
