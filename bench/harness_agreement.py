@@ -155,7 +155,7 @@ def best_kernel(args, task, case, lock):
 
 def builtin_case(args, task, out, sol_src, lock):
     if DEADLINE and time.monotonic() > DEADLINE:
-        return [f"| {task} | - | not run (the call's deadline) | | | | | **no** | |"], 0
+        return [f"| {task} | - | not run (the call's deadline) | | | | | **no** | |"], None  # None: not judged
     note(f"{task}: start")
     case = out / task
     case.mkdir(exist_ok=True)
@@ -191,7 +191,7 @@ def example_case(args, solution, out, sol_src, lock):
     problem = solution.parent
     name = f"{problem.parent.name}/{problem.name}"
     if DEADLINE and time.monotonic() > DEADLINE:
-        return [f"| {name} | - | not run (the call's deadline) | | **no** | |"], 0
+        return [f"| {name} | - | not run (the call's deadline) | | **no** | |"], None
     note(f"{name}: start")
     case = out / "examples" / name.replace("/", "-")
     case.mkdir(parents=True, exist_ok=True)
@@ -200,6 +200,14 @@ def example_case(args, solution, out, sol_src, lock):
     theirs = harness(problem, solution, case / "trace.jsonl", case / "harness.log", sol_src, lock)
     note(f"{name}: done")
     return table_rows(name, {k: (v[0], None, v[2]) for k, v in ours.items()}, theirs, False)
+
+
+def summary(cases, wanted, agreeing, what):
+    """One line over the finished cases' (rows, agreed): a case the deadline stopped (agreed None) is counted apart."""
+    judged = [(rows, ok) for rows, ok in cases if ok is not None]
+    line = f"{sum(ok for _, ok in judged)} of {sum(len(rows) for rows, _ in judged)} {agreeing}; {len(judged)} of {wanted} {what} done"
+    stopped = len(cases) - len(judged)
+    return line + (f", {stopped} not run (the call's deadline)." if stopped else ".")
 
 
 def main():
@@ -238,18 +246,14 @@ def main():
                  f"## Built-in tasks: {what}, exported, judged by both", "",
                  "| task | workload | KernelArc | harness | KernelArc median | harness latency | difference | agree | KernelArc's reason |",
                  "|---|---|---|---|---|---|---|---|---|"]
-        done = [builtin[task] for task in tasks if task in builtin]
-        for rows, _ in done:
-            lines += rows
-        lines += ["", f"{sum(ok for _, ok in done)} of {sum(len(rows) for rows, _ in done)} workloads agree (same verdict; "
-                  f"the harness's latency within 5% of KernelArc's median); {len(done)} of {len(tasks)} tasks done.", "",
+        lines += [row for task in tasks if task in builtin for row in builtin[task][0]]
+        lines += ["", summary([builtin[task] for task in tasks if task in builtin], len(tasks), "workloads agree (same verdict; "
+                              "the harness's latency within 5% of KernelArc's median)", "tasks"), "",
                   "## The benchmark's examples, judged by both (KernelArc through the PyTorch reference)", "",
                   "| example | workload | KernelArc | harness | agree | KernelArc's reason |", "|---|---|---|---|---|---|"]
-        done = [example[path] for path in examples if path in example]
-        for rows, _ in done:
-            lines += rows
-        lines += ["", f"{sum(ok for _, ok in done)} of {sum(len(rows) for rows, _ in done)} example workloads agree (same "
-                  f"verdict); {len(done)} of {len(examples)} examples done."]
+        lines += [row for path in examples if path in example for row in example[path][0]]
+        lines += ["", summary([example[path] for path in examples if path in example], len(examples),
+                              "example workloads agree (same verdict)", "examples")]
         (out / "agreement.md").write_text("\n".join(lines) + "\n")
         return lines
 

@@ -65,10 +65,13 @@ __device__ __forceinline__ void barrier_arrive(unsigned barrier) {
 }
 
 // One arrival on the barrier at this block's `barrier` offset in the shared memory of the cluster's block `rank`.
+// Release at the block's scope, the default, as for a local arrival: `.release.cluster` puts a MEMBAR.ALL.GPU before
+// every arrival, which serialised the multicast tile's k loop (2.2x slower on an H100, 2026-12-07). The arrival
+// follows the reads of the stage it releases (wgmma's wait, or ldmatrix's registers used), which is what it orders.
 __device__ __forceinline__ void barrier_arrive_cluster(unsigned barrier, unsigned rank) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(barrier), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
 // ---- cp.async ----
