@@ -869,14 +869,16 @@ __device__ __forceinline__ uint4 load_streamed(const void* from) {
 
 // y = act(x @ w^T + bias) + residual (Input bf16), or (x @ w^T) dequantised by kScale as detail::scale_sums does (fp8
 // e4m3), for M of at most 16 kMTiles (decode), where the weight's bytes decide the time. A block of any number of warps
-// takes 8 kNTiles rows of w (the blockIdx.x-th), its warps splitting K in 64-byte chunks, each warp keeping 8 / (kNTiles
-// kMTiles) chunks of every row in flight (ld.global.nc) and multiplying them on the tensor cores (mma.sync: x's rows
+// takes 8 kNTiles rows of w at a time (the blockIdx.x-th slice, then every gridDim.x-th after it), its warps splitting K
+// in 64-byte chunks, each warp keeping kDepth 8 / (kNTiles kMTiles) chunks of every row in flight (ld.global.nc) and
+// multiplying them on the tensor cores (mma.sync: x's rows
 // 16 a tile, padded with zeros; fp8's sums added to fp32 totals after each instruction, as gemm_tile promotes them);
 // the warps' sums are added through shared memory (512 bytes a warp for each of the kMTiles x kNTiles fragments), then
 // stored, rounded as gemm_tile's register epilogue rounds. Each thread reads 16 consecutive bytes of K from a row of x
 // and of w: a permutation of K that both operands share, which a dot product does not see. K a multiple of 16 bytes.
-// Launch: grid [ceil_div(N, 8 kNTiles)] or more (the others return), any block of whole warps.
-template <int kMTiles, int kNTiles, int kActivation = 0, typename Input = __nv_bfloat16, int kScale = 0>
+// Launch: grid [ceil_div(N, 8 kNTiles)] (a slice a block), fewer (a block walks several), or more (the others return); any
+// block of whole warps.
+template <int kMTiles, int kNTiles, int kDepth = 1, int kActivation = 0, typename Input = __nv_bfloat16, int kScale = 0>
 __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const Input* __restrict__ w,
                                             const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                             long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
@@ -885,77 +887,80 @@ __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const I
   static_assert(kMTiles == 1 || kMTiles == 2, "16 or 32 rows of x at most");
   static_assert(kNTiles == 1 || kNTiles == 2 || kNTiles == 4, "8, 16 or 32 rows of w a block");
   static_assert(kScale >= 0 && kScale <= 2, "kScale: 0 none, 1 per tensor, 2 per row");
-  // 64-byte chunks a warp loads before it multiplies: 8 x 16 bytes of w in flight a thread, 4 for 32 rows of x (registers).
-  constexpr int kUnroll = 8 / kNTiles / kMTiles > 0 ? 8 / kNTiles / kMTiles : 1;
+  static_assert(kDepth == 1 || kDepth == 2 || kDepth == 4, "kDepth: 1, 2 or 4 times the chunks in flight");
+  // 64-byte chunks a warp loads before it multiplies: kDepth 8 x 16 bytes of w in flight a thread, half for 32 rows of x.
+  constexpr int kUnroll = (8 / kNTiles / kMTiles > 0 ? 8 / kNTiles / kMTiles : 1) * kDepth;
   constexpr bool kPromoted = sizeof(Input) == 1;
-  const long long n0 = blockIdx.x * 8ll * kNTiles;
-  if (n0 >= n) return;  // the whole block: a grid rounded up to a multiple of the cluster
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   const int g = lane / 4, t = lane % 4;
   const long long row_bytes = k * static_cast<long long>(sizeof(Input)), chunks = (row_bytes + 63) / 64;
   const unsigned char* const x_bytes = reinterpret_cast<const unsigned char*>(x);
-  float c[kMTiles][kNTiles][4] = {};
-  const unsigned char* w_row[kNTiles];
-  bool w_inside[kNTiles];
-#pragma unroll
-  for (int j = 0; j < kNTiles; ++j) {
-    const long long row = n0 + 8 * j + g;
-    w_inside[j] = row < n;
-    w_row[j] = reinterpret_cast<const unsigned char*>(w) + (w_inside[j] ? row : 0) * row_bytes + 16 * t;
-  }
-  for (long long first = warp; first < chunks; first += static_cast<long long>(warps) * kUnroll) {
-    uint4 b[kUnroll][kNTiles];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long at = (first + static_cast<long long>(u) * warps) * 64;  // this thread's 16 bytes: at + 16t ...
-      const bool inside = at + 16 * t < row_bytes;
-#pragma unroll
-      for (int j = 0; j < kNTiles; ++j) b[u][j] = inside && w_inside[j] ? detail::load_streamed(w_row[j] + at) : uint4{};
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const long long at = (first + static_cast<long long>(u) * warps) * 64 + 16 * t;
-#pragma unroll
-      for (int i = 0; i < kMTiles; ++i) {
-        const long long low = 16 * i + g, high = low + 8;
-        const uint4 a_low = at < row_bytes && low < m ? *reinterpret_cast<const uint4*>(x_bytes + low * row_bytes + at) : uint4{};
-        const uint4 a_high = at < row_bytes && high < m ? *reinterpret_cast<const uint4*>(x_bytes + high * row_bytes + at) : uint4{};
-#pragma unroll
-        for (int j = 0; j < kNTiles; ++j) {
-          float part[2][4] = {};
-          float (&first_half)[4] = kPromoted ? part[0] : c[i][j];
-          float (&second_half)[4] = kPromoted ? part[1] : c[i][j];
-          detail::mma_32_bytes<Input>(first_half, a_low.x, a_high.x, a_low.y, a_high.y, b[u][j].x, b[u][j].y);  // bytes 0-7 of the 16
-          detail::mma_32_bytes<Input>(second_half, a_low.z, a_high.z, a_low.w, a_high.w, b[u][j].z, b[u][j].w);  // bytes 8-15
-          if constexpr (kPromoted) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) c[i][j][e] += part[0][e] + part[1][e];
-          }
-        }
-      }
-    }
-  }
   // Fragment value e of (i, j) of lane l at sums[(warp, (i kNTiles + j) 4 + e) * 32 + l]: a warp writes 128 bytes at a time.
   extern __shared__ unsigned char shared_raw[];
   float* const sums = reinterpret_cast<float*>(shared_raw);
   constexpr int kValues = kMTiles * kNTiles * 4;
+  // A block past the last slice returns at once: a grid rounded up to a multiple of the cluster.
+  for (long long n0 = blockIdx.x * 8ll * kNTiles; n0 < n; n0 += gridDim.x * 8ll * kNTiles) {
+    float c[kMTiles][kNTiles][4] = {};
+    const unsigned char* w_row[kNTiles];
+    bool w_inside[kNTiles];
 #pragma unroll
-  for (int i = 0; i < kMTiles; ++i)
+    for (int j = 0; j < kNTiles; ++j) {
+      const long long row = n0 + 8 * j + g;
+      w_inside[j] = row < n;
+      w_row[j] = reinterpret_cast<const unsigned char*>(w) + (w_inside[j] ? row : 0) * row_bytes + 16 * t;
+    }
+    for (long long first = warp; first < chunks; first += static_cast<long long>(warps) * kUnroll) {
+      uint4 b[kUnroll][kNTiles];
 #pragma unroll
-    for (int j = 0; j < kNTiles; ++j)
+      for (int u = 0; u < kUnroll; ++u) {
+        const long long at = (first + static_cast<long long>(u) * warps) * 64;  // this thread's 16 bytes: at + 16t ...
+        const bool inside = at + 16 * t < row_bytes;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) sums[(warp * kValues + (i * kNTiles + j) * 4 + e) * 32 + lane] = c[i][j][e];
-  __syncthreads();
-  for (int value = threadIdx.x; value < kValues * 32; value += blockDim.x) {
-    const int l = value % 32, e = value / 32 % 4, j = value / 128 % kNTiles, i = value / (128 * kNTiles);
-    const long long row = 16 * i + l / 4 + 8 * (e / 2), column = n0 + 8 * j + 2 * (l % 4) + e % 2;
-    if (row >= m || column >= n) continue;
-    float sum = 0.0f;
-    for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
-    if constexpr (kScale == 1) sum *= row_scale[0] * column_scale[0];
-    if constexpr (kScale == 2) sum = sum * column_scale[column] * row_scale[row];
-    const long long at = row * n + column;
-    y[at] = detail::finish<kActivation>(bias ? sum + detail::bias_of(bias, column, n) : sum, residual, at);
+        for (int j = 0; j < kNTiles; ++j) b[u][j] = inside && w_inside[j] ? detail::load_streamed(w_row[j] + at) : uint4{};
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const long long at = (first + static_cast<long long>(u) * warps) * 64 + 16 * t;
+#pragma unroll
+        for (int i = 0; i < kMTiles; ++i) {
+          const long long low = 16 * i + g, high = low + 8;
+          const uint4 a_low = at < row_bytes && low < m ? *reinterpret_cast<const uint4*>(x_bytes + low * row_bytes + at) : uint4{};
+          const uint4 a_high = at < row_bytes && high < m ? *reinterpret_cast<const uint4*>(x_bytes + high * row_bytes + at) : uint4{};
+#pragma unroll
+          for (int j = 0; j < kNTiles; ++j) {
+            float part[2][4] = {};
+            float (&first_half)[4] = kPromoted ? part[0] : c[i][j];
+            float (&second_half)[4] = kPromoted ? part[1] : c[i][j];
+            detail::mma_32_bytes<Input>(first_half, a_low.x, a_high.x, a_low.y, a_high.y, b[u][j].x, b[u][j].y);  // bytes 0-7 of the 16
+            detail::mma_32_bytes<Input>(second_half, a_low.z, a_high.z, a_low.w, a_high.w, b[u][j].z, b[u][j].w);  // bytes 8-15
+            if constexpr (kPromoted) {
+#pragma unroll
+              for (int e = 0; e < 4; ++e) c[i][j][e] += part[0][e] + part[1][e];
+            }
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+      for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) sums[(warp * kValues + (i * kNTiles + j) * 4 + e) * 32 + lane] = c[i][j][e];
+    __syncthreads();
+    for (int value = threadIdx.x; value < kValues * 32; value += blockDim.x) {
+      const int l = value % 32, e = value / 32 % 4, j = value / 128 % kNTiles, i = value / (128 * kNTiles);
+      const long long row = 16 * i + l / 4 + 8 * (e / 2), column = n0 + 8 * j + 2 * (l % 4) + e % 2;
+      if (row >= m || column >= n) continue;
+      float sum = 0.0f;
+      for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
+      if constexpr (kScale == 1) sum *= row_scale[0] * column_scale[0];
+      if constexpr (kScale == 2) sum = sum * column_scale[column] * row_scale[row];
+      const long long at = row * n + column;
+      y[at] = detail::finish<kActivation>(bias ? sum + detail::bias_of(bias, column, n) : sum, residual, at);
+    }
+    __syncthreads();  // every sum read before the next slice's are written
   }
 }
 

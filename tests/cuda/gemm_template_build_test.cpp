@@ -54,11 +54,19 @@ const kernelarc::task::Template& gemm_template(const kernelarc::task::Task& task
   return *found;
 }
 
-// Every allowed configuration of the template: its whole grid, each knob over all of its values, expanded a value of the
-// first knob at a time (the tma_cuda grids pass a sweep's limit, kMaxGridSize).
+// The decode path's launch knobs beside DECODE_M and DECODE_TILES: they shape only the decode blocks, so the tile grid
+// holds them at their defaults and decode_grid sweeps them.
+const std::vector<std::string> kDecodeShapeKnobs = {"DECODE_DEPTH", "DECODE_WARPS", "DECODE_SM_BLOCKS"};
+bool is_decode_shape(const std::string& name) {
+  return std::find(kDecodeShapeKnobs.begin(), kDecodeShapeKnobs.end(), name) != kDecodeShapeKnobs.end();
+}
+
+// The tile grid: each knob but the decode shape's over all of its values, expanded a value of the first knob at a time
+// (the tma_cuda grids pass a sweep's limit, kMaxGridSize).
 kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> swept;
-  for (const auto& knob : tmpl.knobs) swept.emplace_back(knob.name, knob.values);
+  for (const auto& knob : tmpl.knobs)
+    if (!is_decode_shape(knob.name)) swept.emplace_back(knob.name, knob.values);
   kernelarc::task::KnobGrid grid;
   for (const std::int64_t first : tmpl.knobs.front().values) {
     swept.front().second = {first};
@@ -67,6 +75,16 @@ kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
     grid.skipped.insert(grid.skipped.end(), part.skipped.begin(), part.skipped.end());
   }
   return grid;
+}
+
+// The decode grid: DECODE_M, DECODE_TILES, the decode shape and CONSUMERS (the launch bounds) over all of their values,
+// the other knobs at their defaults; empty for a template without a decode path.
+kernelarc::task::KnobGrid decode_grid(const kernelarc::task::Template& tmpl) {
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> swept;
+  for (const auto& knob : tmpl.knobs)
+    if (knob.name.starts_with("DECODE_") || knob.name == "CONSUMERS") swept.emplace_back(knob.name, knob.values);
+  if (swept.size() < 2) return {};
+  return kernelarc::task::expand_knob_grid(tmpl, swept);
 }
 
 // Bytes of one value of the multiplied operands (the task's first input): 2 for bf16, 1 for fp8.
@@ -159,10 +177,17 @@ class GemmTemplateTest : public ::testing::TestWithParam<std::string> {
 // The constraints keep exactly the configurations whose shared memory fits and whose tile the warpgroups can hold.
 TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   const auto& tmpl = template_();
-  const auto grid = whole_grid(tmpl);
-  std::size_t combinations = 1;
-  for (const auto& knob : tmpl.knobs) combinations *= knob.values.size();
+  auto grid = whole_grid(tmpl);
+  const auto decode = decode_grid(tmpl);
+  std::size_t combinations = 1, decode_combinations = decode.configurations.empty() ? 0 : 1;
+  for (const auto& knob : tmpl.knobs) {
+    if (!is_decode_shape(knob.name)) combinations *= knob.values.size();
+    if (knob.name.starts_with("DECODE_") || knob.name == "CONSUMERS") decode_combinations *= knob.values.size();
+  }
   EXPECT_EQ(grid.configurations.size() + grid.skipped.size(), combinations);
+  EXPECT_EQ(decode.configurations.size() + decode.skipped.size(), decode_combinations);
+  grid.configurations.insert(grid.configurations.end(), decode.configurations.begin(), decode.configurations.end());
+  grid.skipped.insert(grid.skipped.end(), decode.skipped.begin(), decode.skipped.end());
   EXPECT_GE(grid.configurations.size(), 100u) << "a space worth searching";
   EXPECT_FALSE(grid.skipped.empty());
   const std::int64_t bytes = operand_bytes(task_);
@@ -176,7 +201,12 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
         (persistent ? std::max(ring + staging, partials) : std::max({ring, staging, partials})) + 1024 + 16 * at("STAGES");
     if (persistent && at("SPLIT_K") > 1) return false;
     if (k.count("MULTICAST") && at("MULTICAST") > 1 && at("SPLIT_K") > 1) return false;  // one cluster: shared weight or split K
-    if (k.count("DECODE_M") && at("DECODE_M") == 0 && at("DECODE_TILES") != 2) return false;  // no decode path: one setting
+    if (k.count("DECODE_M")) {  // no decode path: one setting of its knobs; deeper loads than slices spill; the launch bounds
+      const std::int64_t depth = k.count("DECODE_DEPTH") ? at("DECODE_DEPTH") : 1;  // fp8's decode path has no deeper loads
+      if (at("DECODE_M") == 0 && (at("DECODE_TILES") != 2 || depth != 1 || at("DECODE_WARPS") != 4 || at("DECODE_SM_BLOCKS") != 0))
+        return false;
+      if (depth > at("DECODE_TILES") || at("DECODE_WARPS") > 4 * (at("CONSUMERS") + 1)) return false;
+    }
     const std::int64_t rows = at("BM") / at("CONSUMERS");
     const std::int64_t accumulators = bytes == 1 ? 64 : 128;  // fp8's sums are promoted each k tile: a second set of registers
     return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= accumulators && at("BK") * bytes % 128 == 0 &&
@@ -188,7 +218,8 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   for (const auto& [name, value] : kernelarc::task::default_knobs(tmpl)) names[name] = static_cast<double>(value);
   names["M"] = 4096, names["N"] = 4096, names["K"] = 4096;
   EXPECT_LE(tmpl.launch->shared_bytes->evaluate_integer(kernelarc::task::launch_bindings(*tmpl.launch, names)), kSharedLimit);
-  std::cout << GetParam() << ": " << grid.configurations.size() << " of " << combinations << " configurations allowed\n";
+  std::cout << GetParam() << ": " << grid.configurations.size() << " of " << combinations + decode_combinations
+            << " configurations allowed (the tile grid and the decode grid)\n";
 }
 
 // Allowed configurations build through NVRTC for sm_90a, without spills, a stack frame or serialised wgmma: every 31st
@@ -198,8 +229,9 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
   const auto& tmpl = template_();
   const auto grid = whole_grid(tmpl);
   const char* all = std::getenv("KERNELARC_GEMM_ALL_CONFIGURATIONS");
-  // The decode knobs (the last two) give each tile configuration the same number of settings, decode off among them:
-  // that many times the stride samples tile configurations with decode off; the decode path's settings are sampled below.
+  // The decode knobs of the tile grid (DECODE_M, DECODE_TILES) give each tile configuration the same number of settings,
+  // decode off among them: that many times the stride samples tile configurations with decode off; the decode path's
+  // settings are sampled below.
   const auto decode_off = std::count_if(grid.configurations.begin(), grid.configurations.end(),
                                         [](const KnobValues& k) { return !k.contains("DECODE_M") || k.at("DECODE_M") == 0; });
   const std::size_t decode_settings = grid.configurations.size() / static_cast<std::size_t>(decode_off);
@@ -220,11 +252,12 @@ TEST_P(GemmTemplateTest, AllowedConfigurationsBuildForSm90aWithoutSpills) {
     sample.push_back(knobs);
     sample.push_back(with(knobs, {{"PERSISTENT", 1}, {"EPILOGUE", 1}, {"STAGES", 3}}));
   }
-  if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("DECODE_M")) {  // every decode setting
+  if (auto knobs = kernelarc::task::default_knobs(tmpl); knobs.contains("DECODE_M")) {  // every decode shape, then deeper
     for (const std::int64_t rows : {16, 32})
       for (const std::int64_t tiles : {1, 2, 4}) {
         knobs["DECODE_M"] = rows, knobs["DECODE_TILES"] = tiles;
         sample.push_back(knobs);
+        if (tiles > 1) sample.push_back(with(knobs, {{"DECODE_DEPTH", 2}, {"DECODE_WARPS", 12}, {"DECODE_SM_BLOCKS", 2}}));
       }
   }
   for (std::size_t i = 0; i < grid.configurations.size(); i += stride) sample.push_back(grid.configurations[i]);
@@ -306,36 +339,42 @@ TEST_P(GemmDecodeTest, ADecodeConfigurationStreamsTheWeightIntoMmaSync) {
   EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
 }
 
-// The launch rule takes the decode path (128 threads, a block per 8 DECODE_TILES weight rows, the warps' sums in shared
-// memory) exactly where the kernel does, M <= DECODE_M, and the tiles above it; the grid covers N and whole clusters.
+// The launch rule takes the decode path (32 DECODE_WARPS threads, a block per 8 DECODE_TILES weight rows or
+// DECODE_SM_BLOCKS blocks an SM walking them, the warps' sums in shared memory) exactly where the kernel does,
+// M <= DECODE_M, and the tiles above it; the grid covers N (or walks it) in whole clusters.
 TEST_P(GemmDecodeTest, TheLaunchRuleTakesTheDecodePathExactlyWhereTheKernelDoes) {
   const auto& launch = *template_().launch;
   for (const std::int64_t rows : {16, 32})
     for (const std::int64_t tiles : {1, 2, 4})
-      for (const std::int64_t split : {1, 2}) {
-        kernelarc::task::Bindings names;
-        for (const auto& [name, value] : kernelarc::task::default_knobs(template_())) names[name] = static_cast<double>(value);
-        names["DECODE_M"] = rows, names["DECODE_TILES"] = tiles, names["SPLIT_K"] = split;
-        names["N"] = 5000, names["K"] = 4096;
-        const auto tile_threads = static_cast<std::int64_t>(128 * (names["CONSUMERS"] + 1));
-        for (const std::int64_t m : {std::int64_t{1}, rows, rows + 1}) {
-          names["M"] = static_cast<double>(m);
-          const auto bound = kernelarc::task::launch_bindings(launch, names);
-          const std::int64_t grid = launch.grid[0].evaluate_integer(bound), block = launch.block[0].evaluate_integer(bound);
-          const std::int64_t shared = launch.shared_bytes->evaluate_integer(bound);
-          const std::string where = fmt::format("DECODE_M={} DECODE_TILES={} SPLIT_K={} M={}", rows, tiles, split, m);
-          if (m <= rows) {
-            EXPECT_EQ(block, 128) << where;
-            EXPECT_EQ(shared, 4 * (rows / 16) * tiles * 128 * 4) << where << ": 512 bytes a fragment, 4 warps";
-            EXPECT_GE(grid * 8 * tiles, 5000) << where;
-            EXPECT_LT((grid - split) * 8 * tiles, 5000) << where << ": at most one cluster past N";
-            EXPECT_EQ(grid % split, 0) << where;
-          } else {
-            EXPECT_EQ(block, tile_threads) << where;
-            EXPECT_GT(shared, 64 * 1024) << where << ": the tile's ring";
+      for (const std::int64_t split : {1, 2})
+        for (const auto& [warps, sm_blocks] : {std::pair<std::int64_t, std::int64_t>{4, 0}, {12, 2}, {8, 1}}) {
+          kernelarc::task::Bindings names;
+          for (const auto& [name, value] : kernelarc::task::default_knobs(template_())) names[name] = static_cast<double>(value);
+          names["DECODE_M"] = rows, names["DECODE_TILES"] = tiles, names["SPLIT_K"] = split;
+          names["DECODE_WARPS"] = static_cast<double>(warps), names["DECODE_SM_BLOCKS"] = static_cast<double>(sm_blocks);
+          names["N"] = 5000, names["K"] = 4096;
+          const auto tile_threads = static_cast<std::int64_t>(128 * (names["CONSUMERS"] + 1));
+          const std::int64_t slices = (5000 + 8 * tiles - 1) / (8 * tiles);
+          for (const std::int64_t m : {std::int64_t{1}, rows, rows + 1}) {
+            names["M"] = static_cast<double>(m);
+            const auto bound = kernelarc::task::launch_bindings(launch, names, 131);  // an odd SM count: whole clusters still
+            const std::int64_t grid = launch.grid[0].evaluate_integer(bound), block = launch.block[0].evaluate_integer(bound);
+            const std::int64_t shared = launch.shared_bytes->evaluate_integer(bound);
+            const std::string where = fmt::format("DECODE_M={} DECODE_TILES={} SPLIT_K={} DECODE_WARPS={} DECODE_SM_BLOCKS={} M={}",
+                                                  rows, tiles, split, warps, sm_blocks, m);
+            if (m <= rows) {
+              EXPECT_EQ(block, 32 * warps) << where;
+              EXPECT_EQ(shared, warps * (rows / 16) * tiles * 128 * 4) << where << ": 512 bytes a fragment and warp";
+              EXPECT_EQ(grid % split, 0) << where;
+              const std::int64_t wanted = sm_blocks == 0 ? slices : std::min(slices, sm_blocks * 131);
+              EXPECT_GE(grid, wanted) << where << (sm_blocks == 0 ? ": a block a slice" : ": the slices walked");
+              EXPECT_LT(grid - split, wanted) << where << ": at most one cluster more";
+              } else {
+              EXPECT_EQ(block, tile_threads) << where;
+              EXPECT_GT(shared, 64 * 1024) << where << ": the tile's ring";
+            }
           }
         }
-      }
 }
 
 // With MULTICAST the blocks of a cluster each load a share of the weight slice into all of them (UTMALDG.2D.MULTICAST in
