@@ -25,16 +25,18 @@
 #define KERNELARC_WGMMA 1
 #endif
 
-// The cluster attribute of a template kernel built with the SPLIT_K or MULTICAST knobs: SPLIT_K blocks a cluster, which
-// gemm_tile's kSplitK splits K over, or MULTICAST blocks that share each weight slice (kMulticast); none for 1 or a
-// kernel without the knobs.
-#if defined(MULTICAST) && MULTICAST > 1
-#define KERNELARC_CLUSTER __cluster_dims__(MULTICAST, 1, 1)
-#elif defined(SPLIT_K) && SPLIT_K > 1
-#define KERNELARC_CLUSTER __cluster_dims__(SPLIT_K, 1, 1)
-#else
-#define KERNELARC_CLUSTER
-#endif
+// The cluster attribute of a template kernel, KERNELARC_CLUSTERS(MULTICAST, SPLIT_K) (1 for a knob it lacks): MULTICAST
+// blocks that share each weight slice (gemm_tile's kMulticast), SPLIT_K blocks that split K (kSplitK), none for 1 and 1.
+// Chosen where the kernel is declared, from the knob values there: a composed candidate includes this header once above
+// parts of different knobs (engine/composition.h), so nothing here may read a knob when it is included.
+#define KERNELARC_CLUSTERS(multicast, split_k) KERNELARC_CLUSTER_OF(multicast, split_k)
+#define KERNELARC_CLUSTER_OF(multicast, split_k) KERNELARC_CLUSTER_##multicast##_##split_k
+#define KERNELARC_CLUSTER_1_1
+#define KERNELARC_CLUSTER_2_1 __cluster_dims__(2, 1, 1)
+#define KERNELARC_CLUSTER_4_1 __cluster_dims__(4, 1, 1)
+#define KERNELARC_CLUSTER_1_2 __cluster_dims__(2, 1, 1)
+#define KERNELARC_CLUSTER_1_4 __cluster_dims__(4, 1, 1)
+#define KERNELARC_CLUSTER_1_8 __cluster_dims__(8, 1, 1)
 
 namespace kernelarc::sm90 {
 

@@ -29,9 +29,9 @@
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
-// KERNELARC_CLUSTER: with SPLIT_K > 1 the blocks of a tile's cluster share its K, with MULTICAST > 1 its weight slices
+// KERNELARC_CLUSTERS: with SPLIT_K > 1 the blocks of a tile's cluster share its K, with MULTICAST > 1 its weight slices
 // (kernelarc/gemm_sm90.cuh).
-extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_CLUSTER
+extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_CLUSTERS(MULTICAST, SPLIT_K)
 gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight,
          __nv_bfloat16* __restrict__ y, long long m, long long n, long long k,
          const __grid_constant__ kernelarc::sm90::TensorMap map_x, const __grid_constant__ kernelarc::sm90::TensorMap map_w) {

@@ -17,8 +17,8 @@
 
 // Knobs: defined by the judge from definition.json, the one place their values are written.
 
-// KERNELARC_CLUSTER: with SPLIT_K > 1 the blocks of a tile's cluster share its K (kernelarc/gemm_sm90.cuh).
-extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_CLUSTER
+// KERNELARC_CLUSTERS: with SPLIT_K > 1 the blocks of a tile's cluster share its K (kernelarc/gemm_sm90.cuh).
+extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC_CLUSTERS(1, SPLIT_K)
 gemm_wgmma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight,
            __nv_bfloat16* __restrict__ y, long long m, long long n, long long k) {
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K>(x, weight, residual, y, m, n, k);

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/subprocess.h"
+#include "engine/composition.h"
 #include "judge/build_cache.h"
 #include "judge/cuda/cuda_compiler.h"
 #include "task/dtype.h"
@@ -157,14 +158,24 @@ class GemmTemplateTest : public ::testing::TestWithParam<std::string> {
   // The SASS of the template built at `knobs` through NVRTC for `architecture`, disassembled by `nvdisasm`.
   void disassemble(const std::string& nvdisasm, const KnobValues& knobs, std::string& sass,
                    const std::string& architecture = "sm_90a") const {
+    disassemble_source(nvdisasm, read_text_file(template_().source), knobs, {"-c"}, sass, architecture);
+  }
+
+  // nvdisasm's output for `source` built with `knobs`: with "-c" the code alone, without it every section (each kernel's
+  // .nv.info attributes among them).
+  static void disassemble_source(const std::string& nvdisasm, const std::string& source, const KnobValues& knobs,
+                                 const std::vector<std::string>& options, std::string& sass, const std::string& architecture = "sm_90a") {
     const TemporaryCache cache;
-    CudaCompilerOptions options;
-    options.cache_directory = cache.path();
-    options.architecture = architecture;
-    const CudaCompiler compiler(options);
-    const auto built = compiler.build_kernel({read_text_file(template_().source), {}, knobs});
-    ASSERT_TRUE(built.ok) << built.diagnostics;
-    const auto disassembled = kernelarc::common::run_command({nvdisasm, "-c", built.library.string()}, std::chrono::seconds(60));
+    CudaCompilerOptions compiler_options;
+    compiler_options.cache_directory = cache.path();
+    compiler_options.architecture = architecture;
+    const CudaCompiler compiler(compiler_options);
+    const auto built = compiler.build_kernel({source, {}, knobs});
+    ASSERT_TRUE(built.ok) << built.diagnostics.substr(0, 4000);
+    std::vector<std::string> command{nvdisasm};
+    command.insert(command.end(), options.begin(), options.end());
+    command.push_back(built.library.string());
+    const auto disassembled = kernelarc::common::run_command(command, std::chrono::seconds(60), std::size_t{64} << 20);  // every section
     ASSERT_TRUE(disassembled.ok()) << nvdisasm << ": " << disassembled.describe() << "\n" << disassembled.output.substr(0, 2000);
     sass = disassembled.output;
   }
@@ -432,6 +443,30 @@ TEST_P(GemmMulticastTest, TheLaunchRuleGivesWholeClustersAndEachBlockItsShareOfT
         EXPECT_GE(tiles / multicast * bm * multicast * bn, m * 5120) << where << ": the tiles cover y";
         for (const auto* weight : weights) EXPECT_EQ(weight->box[1].evaluate_integer(bound), bn / multicast) << where << ", " << weight->input;
       }
+}
+
+// A composed candidate (engine/composition.h) puts several configurations in one module, the header's include hoisted
+// above every part: each part's kernel keeps its own cluster (SPLIT_K or MULTICAST blocks; the .nv.info attribute
+// EIATTR_CTA_PER_CLUSTER), and a part without one has none. A cluster decided when the header was included was none
+// for every part, and a run's composed candidate failed on an H100 with an illegal instruction (2026-12-07).
+TEST_P(GemmMulticastTest, EachPartOfAComposedCandidateKeepsItsOwnCluster) {
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  const auto knobs = kernelarc::task::default_knobs(template_());
+  std::vector<kernelarc::judge::DispatchPart> parts{{with(knobs, {{"SPLIT_K", 2}}), 1 << 20, std::nullopt},
+                                                    {knobs, std::int64_t{1} << 30, std::nullopt},
+                                                    {with(knobs, {{"MULTICAST", 2}}), std::nullopt, std::nullopt}};
+  const auto composed = kernelarc::engine::composed_source(task_, template_(), parts);
+  std::string all;
+  ASSERT_NO_FATAL_FAILURE(disassemble_source(nvdisasm, composed.source, {}, {}, all));
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string kernel = composed.dispatch[i].launch->kernel, header = ".nv.info." + kernel + " ";
+    const auto at = all.find(header);
+    ASSERT_NE(at, std::string::npos) << "no " << header << "section";
+    const std::string section = all.substr(at, all.find("//--------------------- .", at) - at);  // to the next section
+    const bool cluster = parts[i].knobs.at("MULTICAST") > 1 || parts[i].knobs.at("SPLIT_K") > 1;
+    EXPECT_EQ(section.find("EIATTR_CTA_PER_CLUSTER") != std::string::npos, cluster) << "part " << i << ": " << describe(parts[i].knobs);
+  }
 }
 
 // With MMA 1 the consumers multiply on mma.sync from matrices read by ldmatrix (LDSM), the B200's path, on Hopper too.
