@@ -873,10 +873,9 @@ __device__ __forceinline__ uint4 load_streamed(const void* from) {
 // e4m3), for M of at most 16 kMTiles (decode), where the weight's bytes decide the time. A block of any number of warps
 // takes 8 kNTiles rows of w at a time (the blockIdx.x-th slice, then every gridDim.x-th after it), its warps splitting K
 // in 64-byte chunks, each warp keeping kDepth 8 / (kNTiles kMTiles) chunks of every row in flight (ld.global.nc) and
-// multiplying them on the tensor cores (mma.sync: x's rows
-// 16 a tile, padded with zeros; fp8's sums added to fp32 totals after each instruction, as gemm_tile promotes them);
-// the warps' sums are added through shared memory (512 bytes a warp for each of the kMTiles x kNTiles fragments), then
-// stored, rounded as gemm_tile's register epilogue rounds. Each thread reads 16 consecutive bytes of K from a row of x
+// multiplying them on the tensor cores (mma.sync: x's rows 16 a tile, padded with zeros; fp8's sums added to fp32 totals
+// after each instruction, as gemm_tile promotes them); the warps' sums are added through shared memory (512 bytes a warp
+// for each of the kMTiles x kNTiles fragments), then stored, rounded as gemm_tile's register epilogue rounds. Each thread reads 16 consecutive bytes of K from a row of x
 // and of w: a permutation of K that both operands share, which a dot product does not see. K a multiple of 16 bytes.
 // Launch: grid [ceil_div(N, 8 kNTiles)] (a slice a block), fewer (a block walks several), or more (the others return); any
 // block of whole warps.
