@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GEMM templates' decode path (tma_cuda's DECODE_M, DECODE_TILES) on the GPU machine, in one call of about 5 minutes:
+# The GEMM templates' decode path (tma_cuda's DECODE_M, DECODE_TILES and its block shape) on the GPU machine, in one call of
+# about 5 minutes:
 #
 #   bash bench/gemm_decode_device.sh OUT_DIR
 #
@@ -7,10 +8,11 @@
 #   1. correctness: `kernelarc eval TASK --template tma_cuda --knob DECODE_M=.. --knob DECODE_TILES=.. --correctness-only`
 #      on the decode workloads (M of 32 or less) of gemm_bf16, gemm_fp8_rowwise, gemm_bf16_residual and gemm_bf16_bias_gelu;
 #   2. cuBLAS (torch's matmul, matmul then the add, torch._scaled_mm) per workload, re-measured in this call (bench/torch_baselines.py);
-#   3. time: `kernelarc sweep` of DECODE_M 0 (the tiles), 16 and 32 by DECODE_TILES on those workloads;
+#   3. time: `kernelarc sweep` of DECODE_M 0 (the tiles), 16 and 32 by DECODE_TILES, DECODE_WARPS 4 and 12 and
+#      DECODE_SM_BLOCKS 0 and 3 (DECODE_SHAPE_KNOBS) on those workloads;
 #   4. OUT_DIR/gemm.md (bench/gemm_table.py): per workload the best setting beside cuBLAS, % of the roofline (T_sol).
 # Settings (environment): KERNELARC (bundle/kernelarc), DEVICE (cuda:0), PYTHON (python3), and seconds: SMOKE_LIMIT (a task's
-# correctness, 60), TORCH_LIMIT (60), SWEEP_LIMIT (a task's sweep, 90).
+# correctness, 60), TORCH_LIMIT (60), SWEEP_LIMIT (a task's sweep, 90); DECODE_SHAPE_KNOBS (the block shape's --knob options).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -18,6 +20,7 @@ out=${1:?usage: bash bench/gemm_decode_device.sh OUT_DIR}
 mkdir -p "$out/smoke" && out=$(cd "$out" && pwd)
 kernelarc=${KERNELARC:-bundle/kernelarc} device=${DEVICE:-cuda:0} python=${PYTHON:-python3}
 smoke_limit=${SMOKE_LIMIT:-60} torch_limit=${TORCH_LIMIT:-60} sweep_limit=${SWEEP_LIMIT:-90}
+read -r -a shape_knobs <<< "${DECODE_SHAPE_KNOBS:---knob DECODE_WARPS=4,12 --knob DECODE_SM_BLOCKS=0,3}"
 source bench/device_environment.sh
 bench_environment "$out" "$python"
 
@@ -49,7 +52,7 @@ timeout "$torch_limit" "$python" bench/torch_baselines.py "$out/torch" gemm_bf16
   > "$out/torch.log" 2>&1 || echo "torch baselines: exit $? (see torch.log)"
 
 for task in gemm_bf16 gemm_fp8_rowwise gemm_bf16_residual gemm_bf16_bias_gelu; do
-  timeout "$sweep_limit" "$kernelarc" sweep "$task" --template tma_cuda --knob DECODE_M=0,16,32 --knob DECODE_TILES=1,2,4 \
+  timeout "$sweep_limit" "$kernelarc" sweep "$task" --template tma_cuda --knob DECODE_M=0,16,32 --knob DECODE_TILES=1,2,4 "${shape_knobs[@]}" \
     --time-limit $((sweep_limit * 2 / 3)) \
     --workloads "$(decode_workloads "$task")" --device "$device" --json --quiet > "$out/sweep-$task.tma_cuda.json" \
     2> "$out/sweep-$task.tma_cuda.log" || echo "sweep $task: exit $? (see sweep-$task.tma_cuda.log)"
