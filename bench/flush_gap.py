@@ -9,7 +9,9 @@ GPU worker synchronises after its flush, then launches. Same PyTorch kernels, ti
 per kernel: the median of each and their ratio. A ratio well above 1 says the harness's numbers include the flush's
 dirty lines being written back while the kernel runs. A second table: the harness's time_runnable (each call's inputs
 at fresh addresses, from its ShiftingMemoryPoolAllocator) against the same inputs at the same addresses every call
-(KernelArc's worker keeps a few input slots): a ratio above 1 says fresh addresses (cold TLBs) cost time.
+(KernelArc's worker keeps a few input slots): a ratio above 1 says fresh addresses (cold TLBs) cost time. A third: the
+harness's zero flush, a synchronise, then 0, 20 or 200 us idle before the call: a time falling with the idle gap says the
+L2 writes the flush's dirty lines back while the next kernel runs (small kernels' 5-13% gap to KernelArc, 2026-12-07).
 """
 import argparse
 import statistics
@@ -26,6 +28,7 @@ def kernels():
     a, b = torch.randn(1024, 12288, **bf16), torch.randn(1024, 12288, **bf16)
     q = torch.randn(1024, 64, 8, 128, **bf16)
     small = torch.randn(16, 4096, **bf16)
+    gate, up = torch.randn(32, 14336, **bf16), torch.randn(32, 14336, **bf16)
     softmax, mul, neg = (lambda t: torch.softmax(t, -1)), (lambda s, t: s * t), (lambda t: -t)
     return [  # (name, function of the inputs, inputs)
         ("softmax bf16 4096x4096 (32 MiB)", softmax, [x]),
@@ -33,6 +36,7 @@ def kernels():
         ("mul bf16 1024x12288 (24 MiB in, 24 out)", mul, [a, b]),
         ("neg bf16 1024x64x8x128 (128 MiB in, 128 out)", neg, [q]),
         ("softmax bf16 16x4096 (128 KiB)", softmax, [small]),
+        ("silu(gate) * up bf16 32x14336 (swiglu's small row: two kernels)", lambda g, u: torch.nn.functional.silu(g) * u, [gate, up]),
     ]
 
 
@@ -87,6 +91,21 @@ def main():
         timing._clear_cache = as_harness
         print(f"| {name} | {fresh:.2f} us | {same:.2f} us | {in_place:.2f} us | {shifted_us:.2f} us | {kernelarc_like:.2f} us "
               f"| {fresh / same:.3f} |", flush=True)
+    # Table 3: the harness's zero flush, then a synchronise and an idle gap before the call.
+    gaps_us = (0, 20, 200)
+    print("\n| kernel | " + " | ".join(f"zero flush + sync + {gap} us idle" for gap in gaps_us) + " | no gap / longest gap |\n"
+          "|---|" + "---|" * (len(gaps_us) + 1))
+    for name, fn, inputs in kernels():
+        medians = []
+        for gap in gaps_us:
+            def flush_then_idle(cache, gap=gap):
+                as_harness(cache)
+                torch.cuda.synchronize()
+                time.sleep(gap * 1e-6)
+            timing._clear_cache = flush_then_idle
+            medians.append(median_us(lambda: fn(*inputs), args.iterations))
+        timing._clear_cache = as_harness
+        print(f"| {name} | " + " | ".join(f"{m:.2f} us" for m in medians) + f" | {medians[0] / medians[-1]:.3f} |", flush=True)
 
 
 def median_us(fn, iterations, setup=None):
