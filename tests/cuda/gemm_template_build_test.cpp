@@ -55,19 +55,33 @@ const kernelarc::task::Template& gemm_template(const kernelarc::task::Task& task
   return *found;
 }
 
-// The decode path's launch knobs beside DECODE_M and DECODE_TILES: they shape only the decode blocks, so the tile grid
-// holds them at their defaults and decode_grid sweeps them.
-const std::vector<std::string> kDecodeShapeKnobs = {"DECODE_DEPTH", "DECODE_WARPS", "DECODE_SM_BLOCKS"};
-bool is_decode_shape(const std::string& name) {
-  return std::find(kDecodeShapeKnobs.begin(), kDecodeShapeKnobs.end(), name) != kDecodeShapeKnobs.end();
+// The tile grid's knobs: all but the decode path's block shape (DECODE_DEPTH, DECODE_WARPS, DECODE_SM_BLOCKS), which
+// shapes only the decode blocks, so the tile grid holds it at its defaults and decode_grid sweeps it.
+bool in_tile_grid(const std::string& name) { return name != "DECODE_DEPTH" && name != "DECODE_WARPS" && name != "DECODE_SM_BLOCKS"; }
+// The decode grid's knobs: DECODE_M, DECODE_TILES, the decode shape and CONSUMERS (the launch bounds).
+bool in_decode_grid(const std::string& name) { return name.starts_with("DECODE_") || name == "CONSUMERS"; }
+
+using SweptKnobs = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
+
+// The knobs of `tmpl` that `in` takes, each with all of its values.
+SweptKnobs knobs_in(const kernelarc::task::Template& tmpl, bool (*in)(const std::string&)) {
+  SweptKnobs swept;
+  for (const auto& knob : tmpl.knobs)
+    if (in(knob.name)) swept.emplace_back(knob.name, knob.values);
+  return swept;
+}
+
+// The configurations, allowed or not, of sweeping `swept`.
+std::size_t combinations_of(const SweptKnobs& swept) {
+  std::size_t combinations = 1;
+  for (const auto& [name, values] : swept) combinations *= values.size();
+  return combinations;
 }
 
 // The tile grid: each knob but the decode shape's over all of its values, expanded a value of the first knob at a time
 // (the tma_cuda grids pass a sweep's limit, kMaxGridSize).
 kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
-  std::vector<std::pair<std::string, std::vector<std::int64_t>>> swept;
-  for (const auto& knob : tmpl.knobs)
-    if (!is_decode_shape(knob.name)) swept.emplace_back(knob.name, knob.values);
+  SweptKnobs swept = knobs_in(tmpl, in_tile_grid);
   kernelarc::task::KnobGrid grid;
   for (const std::int64_t first : tmpl.knobs.front().values) {
     swept.front().second = {first};
@@ -78,12 +92,10 @@ kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
   return grid;
 }
 
-// The decode grid: DECODE_M, DECODE_TILES, the decode shape and CONSUMERS (the launch bounds) over all of their values,
-// the other knobs at their defaults; empty for a template without a decode path.
+// The decode grid: its knobs over all of their values, the other knobs at their defaults; empty for a template without
+// a decode path.
 kernelarc::task::KnobGrid decode_grid(const kernelarc::task::Template& tmpl) {
-  std::vector<std::pair<std::string, std::vector<std::int64_t>>> swept;
-  for (const auto& knob : tmpl.knobs)
-    if (knob.name.starts_with("DECODE_") || knob.name == "CONSUMERS") swept.emplace_back(knob.name, knob.values);
+  const SweptKnobs swept = knobs_in(tmpl, in_decode_grid);
   if (swept.size() < 2) return {};
   return kernelarc::task::expand_knob_grid(tmpl, swept);
 }
@@ -190,11 +202,8 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   const auto& tmpl = template_();
   auto grid = whole_grid(tmpl);
   const auto decode = decode_grid(tmpl);
-  std::size_t combinations = 1, decode_combinations = decode.configurations.empty() ? 0 : 1;
-  for (const auto& knob : tmpl.knobs) {
-    if (!is_decode_shape(knob.name)) combinations *= knob.values.size();
-    if (knob.name.starts_with("DECODE_") || knob.name == "CONSUMERS") decode_combinations *= knob.values.size();
-  }
+  const std::size_t combinations = combinations_of(knobs_in(tmpl, in_tile_grid));
+  const std::size_t decode_combinations = decode.configurations.empty() ? 0 : combinations_of(knobs_in(tmpl, in_decode_grid));
   EXPECT_EQ(grid.configurations.size() + grid.skipped.size(), combinations);
   EXPECT_EQ(decode.configurations.size() + decode.skipped.size(), decode_combinations);
   grid.configurations.insert(grid.configurations.end(), decode.configurations.begin(), decode.configurations.end());
