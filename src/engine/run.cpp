@@ -20,6 +20,7 @@
 #include "engine/run_state.h"
 #include "engine/specialisation.h"
 #include "judge/backend.h"
+#include "task/knob_grid.h"
 
 namespace kernelarc::engine {
 
@@ -65,7 +66,8 @@ void Run::choose_template() {
   const std::string device_kind = device_name ? device_name->kind : options_.device;  // a template's device
   for (const auto& tmpl : task_.definition.templates)
     if (options_.template_name.empty() ? (tmpl.device == device_kind && !tmpl.knobs.empty()) : tmpl.name == options_.template_name) {
-      template_ = &tmpl;
+      searched_ = task::search_space(tmpl);
+      template_ = &searched_;
       return;
     }
   throw std::runtime_error(options_.template_name.empty()
@@ -329,7 +331,7 @@ RunSummary Run::execute() {
 Decision Run::judge_start() {
   if (progress_)
     progress_(fmt::format("run {}: judging the starting candidate ({}{})", run_id_, template_->name, options_.start == "random" ? ", a random configuration" : ""));
-  if (options_.start != "random") return judge_and_record(default_knobs(*template_), "start", "", kStartHypothesis);
+  if (options_.start != "random") return judge_and_record(engine::default_knobs(*template_), "start", "", kStartHypothesis);
   Decision decision = Decision::rejected;
   for (int draw = 0; draw < kRandomStarts && decision != Decision::first; ++draw) {
     const auto knobs = random_knobs(*template_, common::mix64(options_.seed * 1000003u + static_cast<std::uint64_t>(draw)));

@@ -146,7 +146,8 @@ class Run {
   BuildFunction build_ahead_;
   unsigned build_threads_ = 0;
   std::unique_ptr<CompilePool> pool_;  // made when the run starts; its destructor waits for the builds under way
-  const task::Template* template_ = nullptr;
+  task::Template searched_;                  // the chosen template as the search sees it (task::search_space)
+  const task::Template* template_ = nullptr;  // &searched_ once chosen
   std::int64_t run_id_ = 0;
   std::unique_ptr<State> state_;
 };

@@ -75,6 +75,13 @@ KnobGrid expand_knob_grid(const Template& tmpl, const std::vector<std::pair<std:
   return grid;
 }
 
+Template search_space(const Template& tmpl) {
+  Template searched = tmpl;
+  for (auto& knob : searched.knobs)
+    if (!knob.searched) knob.values.resize(1);
+  return searched;
+}
+
 KnobGrid single_knob_changes(const Template& tmpl) {
   KnobGrid grid;
   const KnobValues defaults = default_knobs(tmpl);

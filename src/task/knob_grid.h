@@ -43,6 +43,9 @@ inline constexpr std::size_t kMaxGridSize = 100000;  // combinations, allowed or
 // twice, an empty list, a grid larger than kMaxGridSize.
 KnobGrid expand_knob_grid(const Template& tmpl, const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& swept);
 
+// The template as `kernelarc run` searches it: each knob with "search": false keeps only its first value.
+Template search_space(const Template& tmpl);
+
 // One knob at a time: the default configuration, then, knob by knob in the template's order, each of its other values
 // with every other knob at its default (a configuration the constraints over knobs refuse is skipped, as above).
 KnobGrid single_knob_changes(const Template& tmpl);

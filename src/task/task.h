@@ -52,6 +52,7 @@ struct Knob {
   std::vector<std::int64_t> values;  // the domain, in the order the search may try them
   std::string strategy;
   std::string description;
+  bool searched = true;  // false ("search": false): `kernelarc run` keeps it at its first value; sweeps and eval turn it
 };
 
 // A named sub-expression of a launch rule (definition.json's "let": {"name": "expression", ...}).

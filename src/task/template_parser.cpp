@@ -16,7 +16,7 @@ namespace task_file {
 namespace {
 
 Knob parse_knob(const Node& node) {
-  node.allow_only({"name", "values", "strategy", "description"});
+  node.allow_only({"name", "values", "strategy", "description", "search"});
   Knob knob;
   knob.name = node.at("name").string();
   if (!is_identifier(knob.name)) node.at("name").fail("expected an identifier");
@@ -26,6 +26,7 @@ Knob parse_knob(const Node& node) {
     node.at("strategy").fail(fmt::format("expected one of memory, precision, fusion, tiling, pipelining, "
                                          "algorithmic; got \"{}\"", knob.strategy));
   knob.description = node.string_or("description", "");
+  if (const auto search = node.find("search")) knob.searched = search->boolean();
   const Node values = node.at("values");
   if (values.array_size() == 0) values.fail("expected a non-empty list of integers");
   for (std::size_t i = 0; i < values.array_size(); ++i) {

@@ -64,6 +64,26 @@ TEST_F(RunTest, TheBudgetStopsTheRun) {
   EXPECT_THAT(summary.stop_reason, HasSubstr("budget of 3"));
 }
 
+// A knob with "search": false stays at its first value in every candidate of a run, a random start included: ONE_PASS,
+// whose 1 is faster here, is never tried, so the run judges ROWS_PER_STEP's three values and ends at ONE_PASS 0.
+TEST_F(RunTest, AKnobThatIsNotSearchedKeepsItsFirstValue) {
+  for (auto& knob : task_.definition.templates.front().knobs)
+    if (knob.name == "ONE_PASS") knob.searched = false;
+  for (const std::string start : {"default", "random"}) {
+    RunOptions options;
+    options.agents = 2;
+    options.budget = 64;
+    options.start = start;
+    options.seed = 3;
+    const auto summary = run(options, start + ".db");
+    EXPECT_EQ(summary.judged, 3) << start;
+    EXPECT_EQ(summary.best_knobs, (Knobs{{"ONE_PASS", 0}, {"ROWS_PER_STEP", 4}})) << start;
+    auto store = store::Store::open(dir_ / (start + ".db"));
+    for (const auto& candidate : store.candidates(summary.run_id))
+      EXPECT_EQ(nlohmann::json::parse(candidate.knobs_json).at("ONE_PASS"), 0) << start << ": " << candidate.name;
+  }
+}
+
 // One agent: when its strategy's knobs are spent from the incumbent and every backup, it takes the other strategy
 // (an event), so the run reaches every configuration instead of stopping with half the space untried.
 TEST_F(RunTest, AnAgentWithNothingLeftTakesAnotherStrategy) {

@@ -720,7 +720,7 @@ TEST_F(TaskLoaderTest, ExtensionsParse) {
     "templates": [{
       "name": "k", "source": "k.cu", "device": "cuda", "form": "kernel",
       "knobs": [{"name": "BLOCK", "values": [64, 128], "strategy": "tiling"},
-                {"name": "USE_X", "values": [false, true], "strategy": "precision", "description": "d"}],
+                {"name": "USE_X", "values": [false, true], "strategy": "precision", "description": "d", "search": false}],
       "constraints": ["BLOCK % 32 == 0"],
       "launch": {"grid": ["ceil_div(MN, BLOCK)"], "block": ["BLOCK", 1], "shared_bytes": "BLOCK * 4"}
     }],
@@ -744,6 +744,8 @@ TEST_F(TaskLoaderTest, ExtensionsParse) {
   ASSERT_EQ(tmpl.knobs.size(), 2u);
   EXPECT_EQ(tmpl.knobs[1].values, (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(tmpl.knobs[1].description, "d");
+  EXPECT_TRUE(tmpl.knobs[0].searched) << "searched unless it says \"search\": false";
+  EXPECT_FALSE(tmpl.knobs[1].searched);
   ASSERT_TRUE(tmpl.launch.has_value());
   EXPECT_EQ(tmpl.launch->grid.size(), 1u);
   EXPECT_EQ(tmpl.launch->block.size(), 2u);
@@ -1201,6 +1203,13 @@ TEST_F(TaskLoaderTest, TemplateKnobWithEmptyValues) {
   tmpl["knobs"][0]["values"] = {1, 2.5};
   expect_error(write_task(with_template(tmpl), {base_workload()}, {{"t.cpp", "//"}}), "definition.json",
                "kernelarc.templates[0].knobs[0].values[1]", {"expected an integer, got a number"});
+}
+
+TEST_F(TaskLoaderTest, TemplateKnobSearchIsTrueOrFalse) {
+  json tmpl = good_template();
+  tmpl["knobs"][0]["search"] = "no";
+  expect_error(write_task(with_template(tmpl), {base_workload()}, {{"t.cpp", "//"}}), "definition.json",
+               "kernelarc.templates[0].knobs[0].search", {"expected true or false, got a string"});
 }
 
 TEST_F(TaskLoaderTest, DuplicateKnob) {
