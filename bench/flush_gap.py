@@ -11,7 +11,8 @@ dirty lines being written back while the kernel runs. A second table: the harnes
 at fresh addresses, from its ShiftingMemoryPoolAllocator) against the same inputs at the same addresses every call
 (KernelArc's worker keeps a few input slots): a ratio above 1 says fresh addresses (cold TLBs) cost time. A third: the
 harness's zero flush, a synchronise, then 0, 20 or 200 us idle before the call: a time falling with the idle gap says the
-L2 writes the flush's dirty lines back while the next kernel runs (small kernels' 5-13% gap to KernelArc, 2026-12-07).
+L2 writes the flush's dirty lines back while the next kernel runs (small kernels' 5-13% gap to KernelArc, 2026-12-07);
+one rising with it says the clocks fall while the GPU idles (softmax's one-block rows, where KernelArc was 14% slower).
 """
 import argparse
 import statistics
@@ -29,6 +30,7 @@ def kernels():
     q = torch.randn(1024, 64, 8, 128, **bf16)
     small = torch.randn(16, 4096, **bf16)
     gate, up = torch.randn(32, 14336, **bf16), torch.randn(32, 14336, **bf16)
+    long_row = torch.randn(1, 131072, device="cuda")
     softmax, mul, neg = (lambda t: torch.softmax(t, -1)), (lambda s, t: s * t), (lambda t: -t)
     return [  # (name, function of the inputs, inputs)
         ("softmax bf16 4096x4096 (32 MiB)", softmax, [x]),
@@ -37,6 +39,7 @@ def kernels():
         ("neg bf16 1024x64x8x128 (128 MiB in, 128 out)", neg, [q]),
         ("softmax bf16 16x4096 (128 KiB)", softmax, [small]),
         ("silu(gate) * up bf16 32x14336 (swiglu's small row: two kernels)", lambda g, u: torch.nn.functional.silu(g) * u, [gate, up]),
+        ("softmax fp32 1x131072 (one block: one SM's clock and latency)", softmax, [long_row]),
     ]
 
 
