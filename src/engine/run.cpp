@@ -35,6 +35,12 @@ constexpr int kRandomStarts = 16;  // random starting configurations tried befor
 constexpr double kLateFraction = 0.75;  // of the time limit: before any round has ended, past it every round closes at once
 constexpr double kEndMargin = 1.5;      // times the longest end of a round so far: less time left than that is late
 
+double seconds_since(std::chrono::steady_clock::time_point began) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
+
+void longest(std::optional<double>& so_far, double seconds) { so_far = std::max(so_far.value_or(0.0), seconds); }
+
 }  // namespace
 
 Run::Run(const task::Task& task, RunOptions options, JudgeFunction judge, BrainFactory brains, store::Store& store, ProgressCallback progress)
@@ -100,7 +106,9 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
       st.controller.incumbent() ? std::optional(st.store_id_of[static_cast<std::size_t>(st.controller.incumbent()->candidate_id)]) : std::nullopt;
   const double incumbent_ns = st.controller.incumbent() ? st.controller.incumbent()->time_ns : 0;
   const auto source = source_for(knobs);
+  const auto judging = std::chrono::steady_clock::now();
   const auto verdict = judge_(source);
+  longest(proposer == "start" ? st.start_judge_seconds : st.judge_seconds, seconds_since(judging));
   const Measured measured = measure(number, verdict);
   Decision decision = st.controller.consider(measured);
   std::optional<judge::CandidateVerdict> again;
@@ -117,7 +125,9 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
     if (progress_)
       progress_(fmt::format("  {} looks faster ({}, {} than the incumbent): measuring it again", source.name, common::format_time_ns(measured.time_ns),
                             common::speed_ratio(incumbent_ns, measured.time_ns)));
+    const auto confirming = std::chrono::steady_clock::now();
     again = judge_(source);
+    longest(st.confirm_seconds, seconds_since(confirming));
     measured_again = measure(number, *again);
     decision = st.controller.confirm(*measured_again);
   }
@@ -190,11 +200,13 @@ Decision Run::judge_and_record(const Knobs& knobs, const std::string& proposer, 
 journal::PairedRecord Run::pair_up(const Knobs& incumbent, const Knobs& challenger, std::int64_t number) {
   journal::PairedRecord record;
   PairedTimes times;
+  const auto pairing = std::chrono::steady_clock::now();
   try {
     times = paired_(source_for(incumbent), source_for(challenger));
   } catch (const std::exception& error) {
     times.failure = error.what();
   }
+  longest(state_->confirm_seconds, seconds_since(pairing));
   record.failure = times.failure;
   record.seconds = times.seconds;
   record.warnings = times.warnings;
@@ -480,16 +492,19 @@ RunSummary Run::loop() {
   for (;;) {
     if (stop_requested_ && stop_requested_()) return finish("interrupted", fmt::format("interrupted after {} of {} candidates", st.summary.judged, options_.budget));
     if (st.summary.judged >= options_.budget) return finish("finished", fmt::format("budget of {} candidates spent", options_.budget));
-    if (options_.time_limit.count() > 0 && std::chrono::steady_clock::now() - st.started >= options_.time_limit)
+    // The loop ends early enough for the run's end (end_seconds) to finish within the limit, and without screening the
+    // next judgement too. Near that, a round closes early: what it found is judged before the run ends, not dropped. Late
+    // is when the time left is less than ending a round has taken (kEndMargin times the longest so far); before any round
+    // has ended with a full judgement, it is past kLateFraction of the time.
+    const bool limited = options_.time_limit.count() > 0;
+    const double elapsed = seconds_since(st.started);
+    const double until = static_cast<double>(options_.time_limit.count()) - end_seconds();
+    const double judging = st.judge_seconds.value_or(st.start_judge_seconds.value_or(0.0));
+    if (limited && elapsed + (screening() ? 0.0 : judging) >= until)
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));
     if (options_.max_cost_usd && st.summary.usage().cost_usd >= *options_.max_cost_usd)
       return finish("finished", fmt::format("cost limit of ${:.2f} reached (${:.4f} spent)", *options_.max_cost_usd, st.summary.usage().cost_usd));
-    // Near the time limit a round closes early: what it found is judged before the run ends, not dropped. Late is when the
-    // time left is less than ending a round has taken (kEndMargin times the longest so far); before any round has ended
-    // with a full judgement, it is past kLateFraction of the limit.
-    const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
-    const double limit = static_cast<double>(options_.time_limit.count());
-    const bool late = limit > 0 && (st.round_end_seconds ? limit - elapsed < kEndMargin * *st.round_end_seconds : elapsed >= kLateFraction * limit);
+    const bool late = limited && (st.round_end_seconds ? until - elapsed < kEndMargin * *st.round_end_seconds : elapsed >= kLateFraction * until);
     if (screening() && (st.round.size() >= static_cast<std::size_t>(options_.screen_round) || (late && !st.round.empty()))) {
       finish_round();
       continue;
@@ -521,6 +536,14 @@ RunSummary Run::loop() {
     }
     if (on_plateau(st.controller.history(), st.since_plateau, options_.plateau)) force_change();
   }
+}
+
+double Run::end_seconds() const {
+  const State& st = *state_;
+  const double judging = st.judge_seconds.value_or(st.start_judge_seconds.value_or(0.0));
+  const double confirming = st.confirm_seconds.value_or(judging);
+  const bool remeasured = options_.remeasure_start;
+  return (options_.specialise > 1 ? judging + confirming : 0.0) + (remeasured ? (paired_ ? confirming : judging) : 0.0);
 }
 
 void Run::force_change() {

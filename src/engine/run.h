@@ -118,6 +118,9 @@ class Run {
   void scout();
   // `incumbent` and `challenger` timed interleaved and compared (the seed of the comparison from `number`).
   journal::PairedRecord pair_up(const Knobs& incumbent, const Knobs& challenger, std::int64_t number);
+  // Seconds the run's end takes after its loop (a composed candidate judged and confirmed, the start timed again beside
+  // the best), estimated from this run's judgements: the loop ends that much before the time limit.
+  double end_seconds() const;
   // The start and the best timed interleaved at the end (with confirm_paired): the final speed-up.
   void pair_start_with_best();
   // A plateau's forced change: every agent takes the next agent's strategy, the next proposal starts from the best backup.

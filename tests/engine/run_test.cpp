@@ -84,6 +84,29 @@ TEST_F(RunTest, AKnobThatIsNotSearchedKeepsItsFirstValue) {
   }
 }
 
+// The time limit bounds the whole run, its end included: the loop stops while there is still time to time the start
+// again beside the best (here a second judgement, 0.4 s like every other). Without the reserve the last judgement ends at
+// the 2 s limit and the start's second one after it (at least 2.4 s).
+TEST_F(RunTest, TheTimeLimitLeavesRoomForTheRunsEnd) {
+  RunOptions options;
+  options.agents = 1;
+  options.time_limit = std::chrono::seconds(2);
+  options.specialise = 1;
+  auto store = store::Store::open(dir_ / "runs.db");
+  const auto slow = [](const judge::CandidateSource& source) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return scripted(source, 0.005);
+  };
+  engine::Run optimisation(task_, options, slow, brains::brain_factory("search"), store);
+  const auto began = std::chrono::steady_clock::now();
+  const auto summary = optimisation.execute();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  EXPECT_THAT(summary.stop_reason, HasSubstr("time limit of 2 s"));
+  ASSERT_TRUE(summary.start_again) << "the start judged again at the end";
+  EXPECT_LT(seconds, 2.3) << summary.judged << " candidates judged";
+  EXPECT_GE(summary.judged, 2);
+}
+
 // One agent: when its strategy's knobs are spent from the incumbent and every backup, it takes the other strategy
 // (an event), so the run reaches every configuration instead of stopping with half the space untried.
 TEST_F(RunTest, AnAgentWithNothingLeftTakesAnotherStrategy) {
