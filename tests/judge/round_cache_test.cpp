@@ -15,14 +15,20 @@ std::shared_ptr<const ReferenceRound> round_of(std::size_t bytes) {
   return round;
 }
 
+// Eight workloads judged one after another, five correctness rounds of 100 bytes each, offered to a cache of `budget` bytes.
+RoundCache eight_workloads_of_five_rounds(std::size_t budget) {
+  RoundCache cache;
+  cache.set_budget(budget);
+  for (int w = 0; w < 8; ++w)
+    for (int index = 0; index < 5; ++index) cache.offer(RoundCache::Kind::correctness, "w" + std::to_string(w), index, round_of(100));
+  return cache;
+}
+
 // A budget of ten rounds, a task of eight workloads judged workload by workload, five rounds each (forty rounds): every
 // workload's round 0 is kept, which a screening needs, not every round of the first two workloads; what fits beside them
 // stays (the first workload's later rounds, as many as are left).
 TEST(RoundCacheTest, EveryWorkloadsFirstRoundIsKeptBeforeLaterRounds) {
-  RoundCache cache;
-  cache.set_budget(10 * 100);
-  for (int w = 0; w < 8; ++w)
-    for (int index = 0; index < 5; ++index) cache.offer(RoundCache::Kind::correctness, "w" + std::to_string(w), index, round_of(100));
+  RoundCache cache = eight_workloads_of_five_rounds(10 * 100);
   for (int w = 0; w < 8; ++w) EXPECT_NE(cache.find(RoundCache::Kind::correctness, "w" + std::to_string(w), 0), nullptr) << "workload " << w;
   int later = 0;
   for (int w = 0; w < 8; ++w)
@@ -32,10 +38,7 @@ TEST(RoundCacheTest, EveryWorkloadsFirstRoundIsKeptBeforeLaterRounds) {
 
 // Everything that fits is kept: a task whose rounds all fit loses none of them to the rule above.
 TEST(RoundCacheTest, RoundsThatAllFitAreAllKept) {
-  RoundCache cache;
-  cache.set_budget(40 * 100);
-  for (int w = 0; w < 8; ++w)
-    for (int index = 0; index < 5; ++index) cache.offer(RoundCache::Kind::correctness, "w" + std::to_string(w), index, round_of(100));
+  RoundCache cache = eight_workloads_of_five_rounds(40 * 100);
   for (int w = 0; w < 8; ++w) EXPECT_NE(cache.find(RoundCache::Kind::correctness, "w" + std::to_string(w), 4), nullptr) << "workload " << w;
 }
 
