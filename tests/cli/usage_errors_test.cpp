@@ -154,7 +154,7 @@ TEST(TaskFileTest, AnUnknownFieldNamesTheClosestKnownOne) {
        "are roofline, native_reference, templates, forbid, cflags, held_out\n"},
       {"\"strategy\"", "\"strategie\"",
        "kernelarc eval: " + (copy / "definition.json").string() + ": kernelarc.templates[0].knobs[0].strategie: unknown field (did you mean "
-       "strategy?); the fields here are name, values, strategy, description\n"},
+       "strategy?); the fields here are name, values, strategy, description, search\n"},
       {"\"op_type\"", "\"oop_type\"",
        "kernelarc eval: " + (copy / "definition.json").string() + ": oop_type: unknown field (did you mean op_type?); the fields here are name, "
        "op_type, description, hf_id, tags, axes, constraints, inputs, outputs, reference, custom_inputs_entrypoint, kernelarc\n"}};
