@@ -236,6 +236,26 @@ template <int kPending> __device__ __forceinline__ void wgmma_wait() {
   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
       : "l"(a), "l"(b), "r"(scale_d) \
       : "memory")
+#define KERNELARC_WGMMA_160(INSTRUCTION, TAIL) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n" INSTRUCTION " {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79" \
+  "}, %80, %81, p" TAIL ";\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]) \
+      : "l"(a), "l"(b), "r"(scale_d) \
+      : "memory")
 #define KERNELARC_WGMMA_256(INSTRUCTION, TAIL) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" INSTRUCTION " {" \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
@@ -290,6 +310,12 @@ template <> struct Wgmma<128, __nv_fp8_e4m3> {
   }
 };
 
+template <> struct Wgmma<160, __nv_bfloat16> {  // bf16 only: fp8's promoted sums allow 64 accumulators, BN 128 at most
+  static __device__ __forceinline__ void mma(float (&d)[80], unsigned long long a, unsigned long long b, int scale_d = 1) {
+    KERNELARC_WGMMA_160("wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16", ", 1, 1, 0, 0");
+  }
+};
+
 template <> struct Wgmma<256, __nv_bfloat16> {
   static __device__ __forceinline__ void mma(float (&d)[128], unsigned long long a, unsigned long long b, int scale_d = 1) {
     KERNELARC_WGMMA_256("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 0, 0");
@@ -303,6 +329,7 @@ template <> struct Wgmma<256, __nv_fp8_e4m3> {
 
 #undef KERNELARC_WGMMA_64
 #undef KERNELARC_WGMMA_128
+#undef KERNELARC_WGMMA_160
 #undef KERNELARC_WGMMA_256
 
 // ---- one tile of y = act(x @ w^T + bias) + residual ----
@@ -331,11 +358,12 @@ struct TileShape {
   // What the launch rule must give: the data, its 1024-byte alignment, and the barriers after it.
   static constexpr int kSharedBytes = kDataBytes + 1024 + 16 * kStages;
 
-  static_assert(kBlockM % 64 == 0 && kBlockN % 64 == 0, "kBlockM, kBlockN: multiples of 64");
+  static_assert(kBlockM % 64 == 0 && kBlockN % 32 == 0, "kBlockM: a multiple of 64; kBlockN: of 32");
   static_assert(kBlockK * kInputBytes % 128 == 0, "kBlockK: whole 128-byte rows (a multiple of 64 bf16 or 128 fp8)");
   static_assert(kConsumers == 1 || kConsumers == 2, "one or two consumer warpgroups");
   static_assert(kConsumerRows % 64 == 0, "each consumer warpgroup owns a multiple of 64 rows");
-  static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 256, "kBlockN: 64, 128 or 256 (one wgmma spans the tile's columns)");
+  static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 160 || kBlockN == 256,
+                "kBlockN: 64, 128, 160 (a hidden size of 2560 in whole tiles) or 256 (one wgmma spans the tile's columns)");
   static_assert(kAccumulators <= 128, "at most 128 accumulators a thread");
   // fp8's wgmma keeps only about 14 bits of its running sum, so each k tile's sums start from zero in a second set of
   // registers and are added to the fp32 totals by the consumer threads (as torch._scaled_mm's default does).

@@ -397,6 +397,30 @@ TEST_P(GemmDecodeTest, TheLaunchRuleTakesTheDecodePathExactlyWhereTheKernelDoes)
         }
 }
 
+// BN 160: a hidden size of 2560 (problem 30's) in 16 whole tiles, so 1024 rows make 128 tiles for 132 SMs where 128 x 256
+// tiles make 80 and 128 x 128 ones 160. One m64n160k16 wgmma spans the tile's columns (HGMMA.64x160x16 in SASS), without
+// local memory, with the register epilogue and the staged one, split in a cluster or the weight multicast, the tile walk
+// persistent or not.
+class GemmWholeTilesOf2560Test : public GemmTemplateTest {};
+
+TEST_P(GemmWholeTilesOf2560Test, A160ColumnTileMultipliesInOneWgmmaInEveryVariant) {
+  const auto defaults = kernelarc::task::default_knobs(template_());
+  const auto& bn = std::find_if(template_().knobs.begin(), template_().knobs.end(), [](const auto& k) { return k.name == "BN"; })->values;
+  ASSERT_NE(std::find(bn.begin(), bn.end(), 160), bn.end()) << GetParam() << ": BN has no 160";
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  for (const auto& changes : std::vector<std::vector<std::pair<std::string, std::int64_t>>>{
+           {}, {{"EPILOGUE", 0}}, {{"SPLIT_K", 2}}, {{"MULTICAST", 2}}, {{"PERSISTENT", 1}, {"STAGES", 3}}}) {
+    auto knobs = with(defaults, changes);
+    knobs["BN"] = 160;
+    ASSERT_FALSE(kernelarc::task::broken_knob_constraint(template_(), knobs)) << describe(knobs);
+    std::string sass;
+    ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+    EXPECT_THAT(sass, HasSubstr("HGMMA.64x160x16.F32.BF16")) << describe(knobs);
+    EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << describe(knobs) << ": no local memory";
+  }
+}
+
 // With MULTICAST the blocks of a cluster each load a share of the weight slice into all of them (UTMALDG.2D.MULTICAST in
 // SASS), meet at cluster barriers before their first load and before they leave, and release a stage in every block
 // without a GPU-wide memory barrier.
@@ -551,6 +575,10 @@ INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeTest,
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMmaSyncTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
                                            "gemm_bf16_gate_up_silu/tma_cuda", "gemm_fp8_rowwise/tma_cuda", "gemm_fp8_tensorwise/tma_cuda"),
+                         parameter_name);
+
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmWholeTilesOf2560Test,
+                         ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda"),
                          parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMulticastTest,
