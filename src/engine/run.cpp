@@ -499,8 +499,7 @@ RunSummary Run::loop() {
     const bool limited = options_.time_limit.count() > 0;
     const double elapsed = seconds_since(st.started);
     const double until = static_cast<double>(options_.time_limit.count()) - end_seconds();
-    const double judging = st.judge_seconds.value_or(st.start_judge_seconds.value_or(0.0));
-    if (limited && elapsed + (screening() ? 0.0 : judging) >= until)
+    if (limited && elapsed + (screening() ? 0.0 : st.judging_seconds()) >= until)
       return finish("finished", fmt::format("time limit of {} s reached", options_.time_limit.count()));
     if (options_.max_cost_usd && st.summary.usage().cost_usd >= *options_.max_cost_usd)
       return finish("finished", fmt::format("cost limit of ${:.2f} reached (${:.4f} spent)", *options_.max_cost_usd, st.summary.usage().cost_usd));
@@ -540,7 +539,7 @@ RunSummary Run::loop() {
 
 double Run::end_seconds() const {
   const State& st = *state_;
-  const double judging = st.judge_seconds.value_or(st.start_judge_seconds.value_or(0.0));
+  const double judging = st.judging_seconds();
   const double confirming = st.confirm_seconds.value_or(judging);
   const bool remeasured = options_.remeasure_start;
   return (options_.specialise > 1 ? judging + confirming : 0.0) + (remeasured ? (paired_ ? confirming : judging) : 0.0);

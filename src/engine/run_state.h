@@ -94,6 +94,7 @@ struct Run::State {
   // until another is judged: it also makes the inputs) and the longest confirmation (a side-by-side timing or a second
   // judgement).
   std::optional<double> judge_seconds, start_judge_seconds, confirm_seconds;
+  double judging_seconds() const { return judge_seconds.value_or(start_judge_seconds.value_or(0.0)); }  // 0 before any
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}
 };
 
