@@ -9,7 +9,7 @@ namespace kernelarc::engine {
 
 judge::CandidateSource candidate_source(const task::Task& task, const task::Template& tmpl, const Knobs& knobs,
                                         const std::map<std::int64_t, std::string>& sources) {
-  if (const auto parts = composed_parts(knobs)) return composed_source(task, tmpl, *parts);
+  if (const auto parts = composed_parts(knobs)) return composed_source(task, tmpl, *parts, composed_axis(knobs));
   judge::CandidateSource source;
   source.knobs = knobs;
   source.form = tmpl.form;

@@ -10,12 +10,14 @@
 #include <stdexcept>
 
 #include "judge/build_cache.h"
+#include "judge/dispatch_rule.h"
 
 namespace kernelarc::engine {
 
 namespace {
 
 constexpr const char* kFullEntry = "kernelarc_run";
+const std::string kAxisKnobPrefix = "@by.";
 
 std::string part_prefix(std::size_t index) { return fmt::format("@p{}", index); }
 
@@ -55,8 +57,9 @@ SplitSource split_source(const std::string& text) {
 
 }  // namespace
 
-Knobs composed_knobs(const std::vector<judge::DispatchPart>& parts) {
+Knobs composed_knobs(const std::vector<judge::DispatchPart>& parts, const std::string& axis) {
   Knobs knobs{{kPartsKnob, static_cast<std::int64_t>(parts.size())}};
+  if (!axis.empty()) knobs[kAxisKnobPrefix + axis] = 1;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     for (const auto& [name, value] : parts[i].knobs) knobs[part_prefix(i) + "." + name] = value;
     if (parts[i].up_to) knobs[part_prefix(i) + "<="] = *parts[i].up_to;
@@ -70,7 +73,7 @@ std::optional<std::vector<judge::DispatchPart>> composed_parts(const Knobs& knob
   if (count->second < 1 || count->second > 64) throw std::invalid_argument(fmt::format("{}={} (expected 1 to 64 parts)", kPartsKnob, count->second));
   std::vector<judge::DispatchPart> parts(static_cast<std::size_t>(count->second));
   for (const auto& [name, value] : knobs) {
-    if (name == kPartsKnob) continue;
+    if (name == kPartsKnob || name.rfind(kAxisKnobPrefix, 0) == 0) continue;
     static const std::regex part_knob(R"(@p(\d+)(?:\.([A-Za-z_]\w*)|(<=)))");
     std::smatch match;
     if (!std::regex_match(name, match, part_knob)) throw std::invalid_argument(fmt::format("\"{}\" is not a composed candidate's knob", name));
@@ -90,6 +93,19 @@ std::optional<std::vector<judge::DispatchPart>> composed_parts(const Knobs& knob
   return parts;
 }
 
+std::string composed_axis(const Knobs& knobs) {
+  static const std::regex axis_knob(R"(@by\.([A-Za-z_]\w*))");
+  std::string axis;
+  for (const auto& [name, value] : knobs) {
+    if (name.rfind(kAxisKnobPrefix, 0) != 0) continue;
+    std::smatch match;
+    if (!std::regex_match(name, match, axis_knob) || value != 1 || !axis.empty())
+      throw std::invalid_argument(fmt::format("\"{}\"={}: a composed candidate has one dispatch axis, \"@by.<axis>\"=1", name, value));
+    axis = match[1].str();
+  }
+  return axis;
+}
+
 Knobs search_base(const Knobs& knobs) {
   const auto parts = composed_parts(knobs);
   return parts ? parts->back().knobs : knobs;
@@ -99,7 +115,8 @@ std::string part_symbol(const std::string& entry, std::size_t index) { return fm
 
 std::string part_namespace(std::size_t index) { return fmt::format("kernelarc_part{}", index); }
 
-judge::CandidateSource composed_source(const task::Task& task, const task::Template& tmpl, const std::vector<judge::DispatchPart>& parts) {
+judge::CandidateSource composed_source(const task::Task& task, const task::Template& tmpl, const std::vector<judge::DispatchPart>& parts,
+                                       const std::string& axis) {
   if (parts.empty()) throw std::runtime_error("a composed candidate needs at least one part");
   const bool kernel_form = tmpl.form == task::TemplateForm::kernel;
   if (kernel_form && (!tmpl.launch || tmpl.launch->kernel.empty()))
@@ -111,10 +128,13 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
   judge::CandidateSource source;
   source.form = tmpl.form;
   source.dispatch = parts;
+  source.dispatch_axis = axis;
+  judge::check_dispatch_axis(task.definition, axis);
   std::vector<std::string> names;
   std::string text = fmt::format("// {} configurations of template {} of task {}, composed by KernelArc: each takes the workloads whose size\n"
-                                 "// (the product of the var axes) is at most its bound.\n",
-                                 parts.size(), tmpl.name, task.definition.name);
+                                 "// ({}) is at most its bound.\n",
+                                 parts.size(), tmpl.name, task.definition.name,
+                                 axis.empty() ? std::string("the product of the var axes") : fmt::format("var axis {}", axis));
   for (const auto& include : split.includes) text += include + "\n";
   const bool has_abi = std::any_of(split.includes.begin(), split.includes.end(),
                                    [](const std::string& line) { return line.find("kernelarc/candidate_abi.h") != std::string::npos; });
@@ -153,7 +173,7 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
     text += "\n// ---- the entry point: the part for this call's size, by the rule the judge and exports use ----\n";
     text += "KERNELARC_CANDIDATE(inputs, num_inputs, outputs, num_outputs, stream) {\n";
     text += fmt::format("  if (num_inputs != {} || num_outputs != {}) return 1;\n", task.definition.inputs.size(), task.definition.outputs.size());
-    text += fmt::format("  const double kernelarc_size = {};\n", judge::dispatch_size_cpp(task.definition));
+    text += fmt::format("  const double kernelarc_size = {};\n", judge::dispatch_size_cpp(task.definition, axis));
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const std::string call = fmt::format("{}::{}(inputs, num_inputs, outputs, num_outputs, stream)", part_namespace(i), part_symbol(entry, i));
       if (parts[i].up_to && i + 1 < parts.size())
@@ -165,7 +185,7 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
     text += "}\n";
   }
   source.source = std::move(text);
-  source.name = fmt::format("{}.{}.composed.{}", task.definition.name, tmpl.name, fmt::join(names, "."));
+  source.name = fmt::format("{}.{}.composed{}.{}", task.definition.name, tmpl.name, axis.empty() ? "" : ".by" + axis, fmt::join(names, "."));
   return source;
 }
 

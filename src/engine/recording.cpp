@@ -64,7 +64,7 @@ std::int64_t record_candidate(store::Store& store, std::int64_t run_id, const ju
   candidate.source_hash = common::content_hash(source.source);
   candidate.source = source.source;
   // A composed candidate's source defines its parts' knobs itself: its record says which parts it has.
-  candidate.knobs_json = json(source.dispatch.empty() ? source.knobs : composed_knobs(source.dispatch)).dump();
+  candidate.knobs_json = json(source.dispatch.empty() ? source.knobs : composed_knobs(source.dispatch, source.dispatch_axis)).dump();
   candidate.parent_id = origin.parent_id;
   candidate.proposer = origin.proposer;
   candidate.hypothesis = origin.hypothesis;

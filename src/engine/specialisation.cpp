@@ -24,12 +24,16 @@ constexpr double kMinClassGain = 0.02;  // the least gain of a class over mergin
 
 std::optional<Specialisation> specialisation_of(const store::Store& store, std::int64_t run_id, const task::Task& task,
                                                 const task::Template& tmpl, std::size_t max_classes, const Knobs& first, std::string& why) {
+  // The sizes classes may be drawn on: the product of the var axes, then each var axis alone where there are several.
+  std::vector<std::string> axes{""};
+  if (const auto names = judge::var_axis_names(task.definition); names.size() > 1) axes.insert(axes.end(), names.begin(), names.end());
   std::vector<std::string> uuids;
-  std::vector<double> sizes;
+  std::vector<std::vector<double>> sizes(axes.size());  // [axis][workload]
   for (const auto& workload : task.workloads) {
     if (workload.held_out) continue;  // never seen by the search: dispatched by the rule, judged like every workload
     uuids.push_back(workload.uuid);
-    sizes.push_back(judge::dispatch_size(task.definition, task::resolve_workload(task, workload).axes));
+    const auto resolved = task::resolve_workload(task, workload);
+    for (std::size_t a = 0; a < axes.size(); ++a) sizes[a].push_back(judge::dispatch_size(task.definition, resolved.axes, axes[a]));
   }
   const std::string template_text = judge::read_text_file(tmpl.source);
   std::vector<Knobs> configurations;
@@ -115,7 +119,10 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
   }
   const double min_gain = std::max(kMinClassGain, noise);
   Specialisation out;
-  out.classes = choose_shape_classes(sizes, times, max_classes, min_gain);
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    auto classes = choose_shape_classes(sizes[a], times, max_classes, min_gain);
+    if (a == 0 || classes.classes_ns < out.classes.classes_ns * (1 - 1e-9)) out.classes = std::move(classes), out.axis = axes[a];
+  }
   if (out.classes.classes.size() < 2) {
     why = fmt::format("no configuration of {} is faster by {:.0f}% or more on a class of sizes (the measurements' spread is {:.0f}%)",
                       configurations.size(), 100 * min_gain, 100 * noise);
@@ -133,9 +140,10 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
                                     part.up_to ? fmt::format(", sizes up to {}", *part.up_to) : std::string(", the rest")));
     parts.push_back(std::move(part));
   }
-  out.knobs = composed_knobs(parts);
-  out.hypothesis = fmt::format("composed by shape class: {}; measured apart, {} against the best single configuration's {}",
-                               fmt::join(described, "; "), common::format_time_ns(out.classes.classes_ns),
+  out.knobs = composed_knobs(parts, out.axis);
+  out.hypothesis = fmt::format("composed by shape class{}: {}; measured apart, {} against the best single configuration's {}",
+                               out.axis.empty() ? std::string() : " (classes of " + out.axis + ")", fmt::join(described, "; "),
+                               common::format_time_ns(out.classes.classes_ns),
                                common::format_time_ns(out.classes.single_ns));
   return out;
 }

@@ -2,14 +2,37 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kernelarc::judge {
 
-double dispatch_size(const task::Definition& definition, const task::Bindings& axes) {
-  double size = 1;
+namespace {
+
+// The var axes the size multiplies: `axis` alone, or every one for an empty `axis`.
+std::vector<std::string> size_axes(const task::Definition& definition, const std::string& axis) {
+  check_dispatch_axis(definition, axis);
+  return axis.empty() ? var_axis_names(definition) : std::vector<std::string>{axis};
+}
+
+}  // namespace
+
+std::vector<std::string> var_axis_names(const task::Definition& definition) {
+  std::vector<std::string> names;
   for (const auto& axis : definition.axes)
-    if (axis.kind == task::AxisKind::variable) size *= axes.at(axis.name);
+    if (axis.kind == task::AxisKind::variable) names.push_back(axis.name);
+  return names;
+}
+
+void check_dispatch_axis(const task::Definition& definition, const std::string& axis) {
+  const auto names = var_axis_names(definition);
+  if (!axis.empty() && std::find(names.begin(), names.end(), axis) == names.end())
+    throw std::invalid_argument(fmt::format("a composed candidate dispatches by \"{}\", which is no var axis of task {}", axis, definition.name));
+}
+
+double dispatch_size(const task::Definition& definition, const task::Bindings& axes, const std::string& axis) {
+  double size = 1;
+  for (const auto& name : size_axes(definition, axis)) size *= axes.at(name);
   return size;
 }
 
@@ -27,10 +50,9 @@ std::string axis_shape_reference(const task::Definition& definition, const std::
   throw std::runtime_error(fmt::format("the var axis \"{}\" is in no tensor's shape, so an entry point cannot read it from the tensors", axis));
 }
 
-std::string dispatch_size_cpp(const task::Definition& definition) {
+std::string dispatch_size_cpp(const task::Definition& definition, const std::string& axis) {
   std::string out;
-  for (const auto& axis : definition.axes)
-    if (axis.kind == task::AxisKind::variable) out += fmt::format("{}(double){}", out.empty() ? "" : " * ", axis_shape_reference(definition, axis.name));
+  for (const auto& name : size_axes(definition, axis)) out += fmt::format("{}(double){}", out.empty() ? "" : " * ", axis_shape_reference(definition, name));
   return out.empty() ? "1.0" : out;
 }
 

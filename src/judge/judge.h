@@ -112,6 +112,7 @@ struct CandidateSource {
   // A composed candidate's configurations (engine/composition.h): a full source dispatches between them itself; for a
   // kernel-only one the judge launches the part judge/dispatch_rule.h picks, with that part's knobs and launch.
   std::vector<DispatchPart> dispatch;
+  std::string dispatch_axis;  // the var axis whose value picks the part; empty: the product of the var axes
   // A SOL-ExecBench solution that runs in the oracle process (task::runs_in_oracle: a Python solution or a torch
   // extension): its sources go to the candidate's own folder and the oracle's candidate role loads them there. `source`
   // then holds the solution.json (scanned for forbidden calls, recorded).

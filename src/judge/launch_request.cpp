@@ -59,7 +59,9 @@ json tensor_map_request(const task::Task& task, const task::ResolvedWorkload& re
 json launch_request(const task::Task& task, const task::ResolvedWorkload& resolved, const CandidateSource& candidate, int num_sms) {
   // A composed candidate launches the part its rule picks for this workload, by that part's knobs and geometry.
   const DispatchPart* part =
-      candidate.dispatch.empty() ? nullptr : &candidate.dispatch[dispatched_part(candidate.dispatch, dispatch_size(task.definition, resolved.axes))];
+      candidate.dispatch.empty()
+          ? nullptr
+          : &candidate.dispatch[dispatched_part(candidate.dispatch, dispatch_size(task.definition, resolved.axes, candidate.dispatch_axis))];
   const auto& chosen_launch = part ? part->launch : candidate.launch;
   if (!chosen_launch) throw std::runtime_error("a kernel-only candidate needs its launch geometry");
   const auto& launch = *chosen_launch;

@@ -17,6 +17,7 @@
 #include "judge/abi_header.h"
 #include "judge/build_cache.h"
 #include "judge/cpu_compiler.h"
+#include "judge/dispatch_rule.h"
 #include "report/kernel_launcher.h"
 #include "report/parse_or_empty.h"
 #include "report/torch_binding.h"
@@ -93,6 +94,7 @@ struct Context {
   const task::Template* tmpl = nullptr;  // the template the candidate came from, when known
   std::map<std::string, std::int64_t> knobs;        // #defined above the source (none for a composed candidate: its source defines its parts')
   std::vector<judge::DispatchPart> parts;           // a composed candidate's (engine/composition.h)
+  std::string dispatch_axis;                        // the var axis its parts are told apart by; empty: the product
   bool on_cuda = false;
   bool kernel_form = false;
   Measurement measured;
@@ -165,9 +167,11 @@ Context load_context(const store::Store& store, const ExportRequest& request) {
   try {
     if (auto parts = engine::composed_parts(c.knobs)) {
       c.parts = std::move(*parts);
+      c.dispatch_axis = engine::composed_axis(c.knobs);
+      judge::check_dispatch_axis(c.task.definition, c.dispatch_axis);
       c.knobs.clear();
       // A kernel-only part's launch: the template's, with the kernel the composed module renamed for it.
-      if (c.kernel_form) c.parts = engine::composed_source(c.task, *c.tmpl, c.parts).dispatch;
+      if (c.kernel_form) c.parts = engine::composed_source(c.task, *c.tmpl, c.parts, c.dispatch_axis).dispatch;
     }
   } catch (const std::exception& error) {
     throw ExportError(fmt::format("candidate {} is composed, but its parts cannot be read: {}", c.candidate.id, error.what()));
@@ -202,7 +206,8 @@ std::string comment_block(const Context& c, const std::vector<std::string>& extr
   for (std::size_t i = 0; i < c.parts.size(); ++i) {
     std::vector<std::string> part_knobs;
     for (const auto& [name, value] : c.parts[i].knobs) part_knobs.push_back(fmt::format("{}={}", name, value));
-    lines.push_back(fmt::format("Part {} of {}: {}; calls whose size (the product of the var axes) is {}.", i, c.parts.size(), fmt::join(part_knobs, " "),
+    lines.push_back(fmt::format("Part {} of {}: {}; calls whose size ({}) is {}.", i, c.parts.size(), fmt::join(part_knobs, " "),
+                                c.dispatch_axis.empty() ? std::string("the product of the var axes") : "var axis " + c.dispatch_axis,
                                 c.parts[i].up_to && i + 1 < c.parts.size() ? fmt::format("at most {}", *c.parts[i].up_to) : "above the other parts'"));
   }
   lines.insert(lines.end(), extra.begin(), extra.end());
@@ -257,7 +262,7 @@ std::string translation_unit(const Context& c, bool inline_abi) {
     try {
       std::vector<std::string> kernels;
       for (std::size_t i = 0; i < c.parts.size(); ++i) kernels.push_back(engine::part_namespace(i) + "::" + c.parts[i].launch->kernel);
-      launcher = !c.parts.empty() ? kernel_launcher_cpp(c.task.definition, c.parts, kernels)
+      launcher = !c.parts.empty() ? kernel_launcher_cpp(c.task.definition, c.parts, kernels, c.dispatch_axis)
                                   : kernel_launcher_cpp(c.task.definition, *c.tmpl->launch, launched_kernel_name(c.candidate.source, *c.tmpl->launch), knob_names);
     } catch (const std::exception& error) {
       throw ExportError(fmt::format("no host launcher can be generated for candidate {}: {}", c.candidate.id, error.what()));

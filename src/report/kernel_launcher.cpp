@@ -206,14 +206,15 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const task::
 }
 
 std::string kernel_launcher_cpp(const task::Definition& definition, const std::vector<judge::DispatchPart>& parts,
-                                const std::vector<std::string>& kernels) {
+                                const std::vector<std::string>& kernels, const std::string& axis) {
   if (parts.empty() || kernels.size() != parts.size()) throw std::runtime_error("a composed candidate needs a kernel per part");
   CppNames names;
   std::vector<std::string> var_axes;
   const bool tensor_maps = std::any_of(parts.begin(), parts.end(), [](const auto& part) { return part.launch && !part.launch->tensor_maps.empty(); });
   std::string out = launcher_head(definition, "each part's kernel", names, var_axes, tensor_maps);
-  out += "  /* The part for this call's size, the product of the var axes: the judge's rule (judge/dispatch_rule.h). */\n";
-  out += fmt::format("  const double kernelarc_size = {};\n  (void)kernelarc_size;\n", judge::dispatch_size_cpp(definition));
+  out += fmt::format("  /* The part for this call's size, {}: the judge's rule (judge/dispatch_rule.h). */\n",
+                     axis.empty() ? std::string("the product of the var axes") : "var axis " + axis);
+  out += fmt::format("  const double kernelarc_size = {};\n  (void)kernelarc_size;\n", judge::dispatch_size_cpp(definition, axis));
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const auto& part = parts[i];
     if (!part.launch || part.launch->kernel.empty()) throw std::runtime_error(fmt::format("part {} of the composed candidate has no kernel to launch", i));

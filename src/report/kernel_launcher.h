@@ -26,8 +26,8 @@ std::string kernel_launcher_cpp(const task::Definition& definition, const task::
 // The launcher of a composed kernel-only candidate (engine/composition.h): the part the judge's rule picks for the call's
 // shapes (judge/dispatch_rule.h), launched by that part's geometry with its knob values written in (each part's knob
 // macros are gone by the end of the composed source). `kernels`: each part's kernel as C++ names it (in its part's
-// namespace). Returns and throws as the one above.
+// namespace); `axis`: the var axis the parts are told apart by (empty: the product). Returns and throws as the one above.
 std::string kernel_launcher_cpp(const task::Definition& definition, const std::vector<judge::DispatchPart>& parts,
-                                const std::vector<std::string>& kernels);
+                                const std::vector<std::string>& kernels, const std::string& axis = "");
 
 }  // namespace kernelarc::report

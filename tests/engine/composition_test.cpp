@@ -38,6 +38,29 @@ TEST(CompositionTest, KnobsRoundTripAndNameTheirParts) {
   EXPECT_EQ(search_base({{"KEEP_ROW", 0}}), (Knobs{{"KEEP_ROW", 0}}));
 }
 
+TEST(CompositionTest, ADispatchAxisRoundTripsAndIsReadFromItsTensorsShape) {
+  const auto knobs = composed_knobs(two_parts(), "num_tokens");
+  EXPECT_EQ(knobs.at("@by.num_tokens"), 1);
+  EXPECT_EQ(composed_axis(knobs), "num_tokens");
+  EXPECT_EQ(composed_axis(composed_knobs(two_parts())), "") << "no axis: the product, as composed candidates recorded before it";
+  ASSERT_TRUE(composed_parts(knobs).has_value());
+  EXPECT_EQ(composed_parts(knobs)->size(), 2u);
+  const auto task = task::load_task(fs::path(KERNELARC_TASKS) / "add_rmsnorm");
+  const auto source = candidate_source(task, task.definition.templates.front(), knobs, {});
+  EXPECT_EQ(source.dispatch_axis, "num_tokens");
+  EXPECT_EQ(source.name, "add_rmsnorm.fused.composed.bynum_tokens.KEEP_ROW0_upto20000.KEEP_ROW1");
+  EXPECT_THAT(source.source, HasSubstr("const double kernelarc_size = (double)inputs[0]->shape[0];"));
+  // An axis the task does not have, or two axes, is refused, not dispatched by a size the entry point cannot read.
+  auto other = two_parts();
+  EXPECT_THROW(candidate_source(task, task.definition.templates.front(), composed_knobs(other, "M"), {}), std::invalid_argument);
+  auto two_axes = knobs;
+  two_axes["@by.hidden_size"] = 1;
+  EXPECT_THROW(composed_axis(two_axes), std::invalid_argument);
+  two_axes.erase("@by.hidden_size");
+  two_axes["@by.num_tokens"] = 2;
+  EXPECT_THROW(composed_axis(two_axes), std::invalid_argument);
+}
+
 TEST(CompositionTest, MalformedKnobsAreRefused) {
   EXPECT_THROW(composed_parts({{"@parts", 2}, {"@p0.A", 1}, {"@p1.A", 2}}), std::invalid_argument);      // part 0 has no bound
   EXPECT_THROW(composed_parts({{"@parts", 2}, {"@p0<=", 5}, {"@p2.A", 2}}), std::invalid_argument);      // no part 2

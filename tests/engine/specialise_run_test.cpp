@@ -22,9 +22,10 @@ using ::testing::HasSubstr;
 constexpr double kSmall = 100000;  // sizes (batch_size * hidden) up to here are "decode" rows
 
 // ROWS_PER_STEP 1 is best up to kSmall, 4 above; ONE_PASS helps everywhere; ROWS_PER_STEP 2 with ONE_PASS 1 is wrong.
-double scripted_ns(const Knobs& knobs, double size) {
+// `size` is the product of the var axes, or the axis the test scripts the times by (scripted_axis_, its bound `small`).
+double scripted_ns(const Knobs& knobs, double size, double small) {
   const auto rows = knobs.at("ROWS_PER_STEP");
-  const double base = size <= kSmall ? (rows == 1 ? 1000.0 : 1500.0) : 4000.0 / static_cast<double>(rows);
+  const double base = size <= small ? (rows == 1 ? 1000.0 : 1500.0) : 4000.0 / static_cast<double>(rows);
   return base * (knobs.at("ONE_PASS") ? 0.8 : 1.0);
 }
 
@@ -49,8 +50,11 @@ class SpecialiseRunTest : public ::testing::Test {
     verdict.name = source.name;
     verdict.build.ok = true;
     for (const auto& workload : task_.workloads) {
-      const double size = judge::dispatch_size(task_.definition, task::resolve_workload(task_, workload).axes);
-      const Knobs& knobs = source.dispatch.empty() ? source.knobs : source.dispatch[judge::dispatched_part(source.dispatch, size)].knobs;
+      const auto axes = task::resolve_workload(task_, workload).axes;
+      const double size = judge::dispatch_size(task_.definition, axes, scripted_axis_);
+      const Knobs& knobs = source.dispatch.empty()
+                               ? source.knobs
+                               : source.dispatch[judge::dispatched_part(source.dispatch, judge::dispatch_size(task_.definition, axes, source.dispatch_axis))].knobs;
       judge::WorkloadVerdict row;
       row.uuid = workload.uuid;
       row.held_out = workload.held_out;
@@ -59,7 +63,7 @@ class SpecialiseRunTest : public ::testing::Test {
         row.reason = "wrong";
       } else {
         judge::TimingStats timing;
-        timing.median_ns = scripted_ns(knobs, size);
+        timing.median_ns = scripted_ns(knobs, size, small_);
         timing.q1_ns = timing.median_ns * (1 - spread_ / 2);
         timing.q3_ns = timing.median_ns * (1 + spread_ / 2);
         row.timing = timing;
@@ -106,6 +110,8 @@ class SpecialiseRunTest : public ::testing::Test {
   task::Task task_;
   std::vector<judge::CandidateSource> judged_;
   double spread_ = 0.01;  // every measurement's (q3 - q1) / median
+  std::string scripted_axis_;  // the size the times depend on: empty, the product of the var axes
+  double small_ = kSmall;      // the largest of those sizes that is "decode"
 };
 
 TEST_F(SpecialiseRunTest, ARunEndsWithTheComposedCandidateJudgedAndPromotedWhenItWins) {
@@ -126,6 +132,7 @@ TEST_F(SpecialiseRunTest, ARunEndsWithTheComposedCandidateJudgedAndPromotedWhenI
   }
   EXPECT_EQ(*composed.dispatch[0].up_to, static_cast<std::int64_t>((below + above) / 2));
   EXPECT_TRUE(composed.knobs.empty());  // its knobs are #defined per part inside its source, not given to the compiler
+  EXPECT_EQ(composed.dispatch_axis, "") << "the times follow the product of the var axes, so the classes are drawn on it";
   EXPECT_THAT(composed.source, HasSubstr("namespace kernelarc_part1"));
   // Faster than either configuration alone: promoted, the run's result.
   auto store = store::Store::open(dir_ / "runs.db");
@@ -160,6 +167,34 @@ TEST_F(SpecialiseRunTest, AScreeningRunComposesFromItsScreenings) {
   auto store = store::Store::open(dir_ / "runs.db");
   EXPECT_EQ(store.verdicts(store.candidates(summary.run_id).back().id).size(), 2 * task_.workloads.size())
       << "the composed candidate judged in full on every workload, held-out one included, measured again before promotion";
+}
+
+// Where the best configuration follows one var axis (a GEMM's rows), classes of the product mix workloads that want
+// different configurations (softmax's 1x131072 and 32x4096 are one size): the classes are drawn on that axis, and the
+// composed candidate's own source, record and judge dispatch by it.
+TEST_F(SpecialiseRunTest, ClassesFollowTheVarAxisThatSeparatesTheConfigurationsBest) {
+  scripted_axis_ = "batch_size";
+  small_ = 16;  // 16 rows or fewer is "decode"
+  const auto summary = run(4, true);
+  const auto& composed = judged_.back();
+  ASSERT_EQ(composed.dispatch.size(), 2u);
+  EXPECT_EQ(composed.dispatch_axis, "batch_size");
+  EXPECT_EQ(composed.dispatch[0].knobs, (Knobs{{"ONE_PASS", 1}, {"ROWS_PER_STEP", 1}}));
+  ASSERT_TRUE(composed.dispatch[0].up_to.has_value());
+  double below = 0, above = 1e300;  // the border: between the most visible rows up to 16 and the fewest above
+  for (const auto& w : task_.workloads) {
+    if (w.held_out) continue;
+    const double rows = task::resolve_workload(task_, w).axes.at("batch_size");
+    if (rows <= small_) below = std::max(below, rows);
+    else above = std::min(above, rows);
+  }
+  EXPECT_EQ(*composed.dispatch[0].up_to, static_cast<std::int64_t>((below + above) / 2));
+  EXPECT_THAT(composed.source, HasSubstr("var axis batch_size"));
+  auto store = store::Store::open(dir_ / "runs.db");
+  const auto candidates = store.candidates(summary.run_id);
+  EXPECT_THAT(candidates.back().knobs_json, HasSubstr("\"@by.batch_size\":1"));
+  EXPECT_THAT(candidates.back().hypothesis, HasSubstr("classes of batch_size"));
+  EXPECT_EQ(summary.best_candidate, candidates.back().id) << "every workload takes its best configuration: it wins";
 }
 
 TEST_F(SpecialiseRunTest, AResumedRunWhoseIncumbentIsComposedSearchesFromItsParts) {

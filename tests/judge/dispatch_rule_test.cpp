@@ -20,6 +20,12 @@ namespace fs = std::filesystem;
 TEST(DispatchRuleTest, TheSizeIsTheProductOfTheVarAxesAndEachBoundIsInclusive) {
   const auto task = task::load_task(fs::path(KERNELARC_TASKS) / "add_rmsnorm");
   EXPECT_EQ(dispatch_size(task.definition, {{"num_tokens", 4}, {"hidden_size", 4096}}), 16384);
+  // Or one var axis alone, read by generated code from the first tensor that has it.
+  EXPECT_EQ(dispatch_size(task.definition, {{"num_tokens", 4}, {"hidden_size", 4096}}, "num_tokens"), 4);
+  EXPECT_EQ(dispatch_size_cpp(task.definition, "hidden_size"), "(double)inputs[0]->shape[1]");
+  EXPECT_EQ(var_axis_names(task.definition), (std::vector<std::string>{"num_tokens", "hidden_size"}));
+  EXPECT_THROW(dispatch_size(task.definition, {{"num_tokens", 4}, {"hidden_size", 4096}}, "batch"), std::invalid_argument);
+  EXPECT_THROW(dispatch_size_cpp(task.definition, "batch"), std::invalid_argument);
   const std::vector<DispatchPart> parts = {{{}, 100, std::nullopt}, {{}, 1000, std::nullopt}, {{}, std::nullopt, std::nullopt}};
   EXPECT_EQ(dispatched_part(parts, 1), 0u);
   EXPECT_EQ(dispatched_part(parts, 100), 0u);

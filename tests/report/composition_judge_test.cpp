@@ -110,6 +110,17 @@ TEST(CompositionJudgeTest, AComposedCandidateIsJudgedOnEveryWorkloadEachByThePar
       EXPECT_EQ(status, wrong ? "INCORRECT_NUMERICAL" : "PASSED") << uuid << " (WRONG in part " << (above_bound(task, uuid) ? 1 : 0) << ")";
     }
   }
+
+  // Told apart by num_tokens alone (up to 8 tokens: part 0), 9x2048 goes to part 1, though its product (18432) is below
+  // kBound: the judge follows the candidate's axis.
+  auto by_tokens = probe_parts(0, 1);
+  by_tokens[0].up_to = 8;
+  const auto verdict = judge.evaluate(engine::composed_source(task, probe, by_tokens, "num_tokens"));
+  ASSERT_TRUE(verdict.build.ok) << verdict.build.diagnostics;
+  const auto by_uuid = statuses(verdict);
+  EXPECT_EQ(by_uuid.at("add_rmsnorm-4x4096"), "PASSED");
+  EXPECT_EQ(by_uuid.at("add_rmsnorm-9x2048"), "INCORRECT_NUMERICAL");
+  EXPECT_EQ(by_uuid.at("add_rmsnorm-16x5120"), "INCORRECT_NUMERICAL");
 }
 
 TEST(CompositionJudgeTest, AnExportedComposedCandidateDispatchesAsTheJudgedOne) {
