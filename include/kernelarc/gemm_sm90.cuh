@@ -141,6 +141,10 @@ __device__ __forceinline__ void cluster_sync() {
 __device__ __forceinline__ void named_barrier(unsigned id, unsigned threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrives at named barrier `id` of `threads` threads without waiting: lets the threads waiting there go on.
+__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 
 // ---- registers per warpgroup (setmaxnreg: the kernel needs a register cap, __launch_bounds__(threads, 1)) ----
 
@@ -308,16 +312,19 @@ template <> struct Wgmma<256, __nv_fp8_e4m3> {
 // kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as column blocks of 128-byte swizzled rows
 // (64 bf16 or 128 fp8 a row: kInputBytes a value).
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged, int kSplitK = 1, int kInputBytes = 2,
-          bool kPersistent = false>
+          bool kPersistent = false, bool kPingpong = false>
 struct TileShape {
   static constexpr int kThreads = 128 * (kConsumers + 1);  // warpgroup 0 loads, warpgroups 1.. multiply
-  static constexpr int kConsumerRows = kBlockM / kConsumers;    // rows of the tile one consumer warpgroup owns
+  // Rows of a tile one consumer warpgroup owns: its share, or, taking turns (kPingpong), every row of its own tiles.
+  static constexpr int kConsumerRows = kPingpong ? kBlockM : kBlockM / kConsumers;
+  static constexpr int kConsumerOffset = kPingpong ? 0 : kConsumerRows;  // consumer warpgroup c's first row is c times this
   static constexpr int kMmas = kConsumerRows / 64;         // m64 instructions per k16 step and warpgroup
   static constexpr int kAccumulators = kMmas * kBlockN / 2;     // fp32 registers a consumer thread holds
   static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * kInputBytes;
   static constexpr int kColumnBlocks = kBlockK * kInputBytes / 128;  // 128-byte rows a slice's row spans
   static constexpr int kStagingPitch = kBlockN + 8;             // bf16 a row of the epilogue's tile: conflict-free writes
-  static constexpr int kStagingBytes = kStaged ? kBlockM * kStagingPitch * 2 : 0;
+  // Taking turns, a warpgroup stores its tile while the other multiplies the next: a staging area each.
+  static constexpr int kStagingBytes = kStaged ? (kPingpong ? kConsumers : 1) * kBlockM * kStagingPitch * 2 : 0;
   static constexpr int kPartialBytes = kSplitK > 1 ? kBlockM * kBlockN * 4 : 0;  // a split's fp32 sums, for the cluster's first block
   static constexpr int kRingBytes = kStages * kStageBytes;
   // The epilogue's tile reuses the ring, unless the block is persistent: then the producer is filling the ring with the
@@ -342,6 +349,7 @@ struct TileShape {
   static_assert(kStages >= 2, "two stages at least: one filling while one is multiplied");
   static_assert(kSplitK == 1 || kSplitK == 2 || kSplitK == 4 || kSplitK == 8, "kSplitK: 1, 2, 4 or 8 blocks of a cluster (portable)");
   static_assert(!kPersistent || kSplitK == 1, "a persistent block walks whole tiles (split-K's clusters end with their tile)");
+  static_assert(!kPingpong || (kPersistent && kConsumers == 2), "taking turns: two consumer warpgroups of a persistent block");
   static_assert(kSharedBytes <= 227 * 1024, "at most 227 KiB of shared memory a block");
 };
 
@@ -527,21 +535,25 @@ __device__ __forceinline__ void multiply_stage(Sums& sums, unsigned a_stage, uns
 // weight's tensor map has boxes of kBlockN / kMulticast rows) into all of them, so the weight crosses L2 once for the
 // cluster; grid [ceil_div(M, kBlockM kMulticast) kMulticast * ceil_div(N, kBlockN)], or a multiple of kMulticast when persistent.
 // kTma: map_x boxes kBlockM rows, map_w kBlockN / kMulticast; with kGateUp, map_w (gate) and map_w_up each kBlockN / 2 / kMulticast.
+// kPingpong (persistent, two consumer warpgroups, TMA, no multicast): the warpgroups take the block's tiles in turn, each
+// multiplying all kBlockM rows of its own tile while the other stores its last (a staging area each), instead of both
+// sharing every tile and both storing it while the tensor cores wait.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
           int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0, bool kTma = false,
-          bool kPersistent = false, int kMulticast = 1, bool kWgmma = KERNELARC_WGMMA == 1>
+          bool kPersistent = false, int kMulticast = 1, bool kWgmma = KERNELARC_WGMMA == 1, bool kPingpong = false>
 __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Input* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
                                           const Input* __restrict__ w_up = nullptr, const float* __restrict__ row_scale = nullptr,
                                           const float* __restrict__ column_scale = nullptr, const TensorMap* map_x = nullptr,
                                           const TensorMap* map_w = nullptr, const TensorMap* map_w_up = nullptr) {
-  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input), kPersistent>;
+  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input), kPersistent, kPingpong>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
   static_assert(!kGateUp || (!kStaged && kActivation == 0 && kScale == 0), "the gate-up epilogue is its own, from registers");
   static_assert(!kTma || (kBlockM <= 256 && kBlockN <= 256), "a TMA box has at most 256 rows");
   static_assert(kMulticast == 1 || ((kMulticast == 2 || kMulticast == 4) && kTma && kSplitK == 1),
                 "kMulticast: 2 or 4 blocks of a cluster share each weight slice, loaded by TMA, K not split");
+  static_assert(!kPingpong || (kTma && kMulticast == 1), "taking turns: TMA loads, no multicast");
   constexpr int kOutColumns = kGateUp ? kBlockN / 2 : kBlockN;  // columns of y a tile
   extern __shared__ unsigned char shared_raw[];
   const unsigned raw = shared_address(shared_raw);
@@ -587,7 +599,8 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       barrier_init(full + 8 * s, kTma ? 1 : 128);  // TMA: the one thread that issues; cp.async: every producer thread's copies
-      barrier_init(empty + 8 * s, 4 * kConsumers * kMulticast);  // every consumer warp of every block the stage is loaded into
+      // Every consumer warp of every block the stage is loaded into; taking turns, only the one warpgroup whose tile it is.
+      barrier_init(empty + 8 * s, 4 * (kPingpong ? 1 : kConsumers) * kMulticast);
     }
     if constexpr (kTma) fence_barrier_init();
   }
@@ -692,7 +705,17 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
     const int consumer = warpgroup - 1, warp = thread / 32, lane = thread % 32;
     float acc[Shape::kMmas][kBlockN / 2];
     [[maybe_unused]] float tile_sums[Shape::kPromoted ? Shape::kMmas : 1][kBlockN / 2];  // one k tile's, when promoted
-    for (long long tile = first_tile, ring = 0, m0 = first_m0, n0 = first_n0;; ring += k_tiles) {
+    // Taking turns (kPingpong): warpgroup c takes the block's tiles c, c + 2, ..., multiplying while the other stores its
+    // last, so the tensor cores are busy through the epilogues. Their k loops alternate, each waiting for its turn on
+    // named barrier 4 + c: the stages' full barriers are then never waited on more than one phase ahead.
+    for (long long tile = first_tile, ring = 0, m0 = first_m0, n0 = first_n0;; ring += k_tiles * (kPingpong ? 2 : 1)) {
+      if constexpr (kPingpong) {
+        if (consumer == 1 && ring == 0) {  // its first tile is the block's second
+          if (!next_tile(tile, m0, n0)) return;
+          ring = k_tiles;
+        }
+        if (consumer == 1 || ring != 0) named_barrier(4 + consumer, 256);  // warpgroup 0 starts the block's first tile at once
+      }
 #pragma unroll
       for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
@@ -703,7 +726,8 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
         const int s = static_cast<int>(it % kStages);
         barrier_wait(full + 8 * s, static_cast<unsigned>((it / kStages) & 1));
         const unsigned stage = base + s * Shape::kStageBytes;
-        const unsigned a_stage = stage + consumer * Shape::kConsumerRows * 128, b_stage = stage + kBlockM * kBlockK * sizeof(Input);
+        const unsigned a_stage = stage + consumer * Shape::kConsumerOffset * 128;
+        const unsigned b_stage = stage + kBlockM * kBlockK * sizeof(Input);
         if constexpr (!kWgmma) {
           // mma.sync (a B200): the stage is read into registers, then released at once. Its fp8 sums are fp32 (HMMA after
           // an exact conversion to fp16), so they need no promotion.
@@ -747,6 +771,9 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
           if (k_tiles > 0 && lane == 0) release(static_cast<int>((ring + k_tiles - 1) % kStages));
         }
       }
+      if constexpr (kPingpong) {  // the other warpgroup's turn, if the block has a next tile (its)
+        if (tile + gridDim.x < tiles) named_barrier_arrive(4 + (1 - consumer), 256);
+      }
       if constexpr (kSplitK > 1) {
         if (!detail::add_the_splits<Shape, kBlockN, kConsumers, kSplitK>(acc, data, rank, m - m0)) return;
       }
@@ -754,7 +781,7 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
       // Fragment of m64nNk16: register 4j + 2h + c of a thread is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c.
       const int row_in_mma = 16 * warp + lane / 4, column_in_8 = 2 * (lane % 4);
       if constexpr (kScale != 0)
-        detail::scale_sums<Shape::kMmas, kBlockN, kScale>(acc, row_scale, column_scale, m0 + consumer * Shape::kConsumerRows + row_in_mma,
+        detail::scale_sums<Shape::kMmas, kBlockN, kScale>(acc, row_scale, column_scale, m0 + consumer * Shape::kConsumerOffset + row_in_mma,
                                                           n0 + column_in_8, m, n);
       if constexpr (kGateUp) {
         const bool pairs = n % 2 == 0;
@@ -765,7 +792,7 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
           for (int j = 0; j < kUp; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
+              const long long row = m0 + consumer * Shape::kConsumerOffset + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
               if (row >= m) continue;
               const long long at = row * n + column;
               const __nv_bfloat16 out0 = detail::swiglu(acc[i][4 * j + 2 * h], acc[i][4 * (j + kUp) + 2 * h]);
@@ -785,7 +812,7 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
           for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              const long long row = m0 + consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
+              const long long row = m0 + consumer * Shape::kConsumerOffset + i * 64 + row_in_mma + 8 * h, column = n0 + 8 * j + column_in_8;
               if (row >= m) continue;
               const long long at = row * n + column;
               // Only with a bias: an add of 0.0f, which the compiler must keep (-0 becomes +0), made ptxas serialise the wgmma.
@@ -802,26 +829,29 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
               }
             }
       } else {
-        constexpr unsigned kConsumerThreads = 128 * kConsumers;
-        __nv_bfloat16* const staging = reinterpret_cast<__nv_bfloat16*>(data + (kPersistent ? Shape::kRingBytes : 0));
-        named_barrier(1, kConsumerThreads);  // every warpgroup is done with the ring (persistent: the last tile's staging) first
+        // The threads that store the tile: both consumer warpgroups, or, taking turns, the one whose tile it is.
+        constexpr unsigned kStoreThreads = kPingpong ? 128 : 128 * kConsumers;
+        const unsigned store_barrier = kPingpong ? 2 + consumer : 1;
+        __nv_bfloat16* const staging = reinterpret_cast<__nv_bfloat16*>(
+            data + (kPersistent ? Shape::kRingBytes : 0) + (kPingpong ? consumer * kBlockM * Shape::kStagingPitch * 2 : 0));
+        named_barrier(store_barrier, kStoreThreads);  // every warpgroup is done with the ring (persistent: the last tile's staging) first
 #pragma unroll
         for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
           for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              const int row = consumer * Shape::kConsumerRows + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
+              const int row = consumer * Shape::kConsumerOffset + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
               const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];  // the bias only where there is one, as above
               *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
                   bias ? __floats2bfloat162_rn(v0 + detail::bias_of(bias, n0 + column, n), v1 + detail::bias_of(bias, n0 + column + 1, n))
                        : __floats2bfloat162_rn(v0, v1);
             }
-        named_barrier(1, kConsumerThreads);
+        named_barrier(store_barrier, kStoreThreads);
         const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
                              reinterpret_cast<unsigned long long>(residual) % 16 == 0;
-        const int first = threadIdx.x - 128;
-        for (int chunk = first; chunk < kBlockM * kBlockN / 8; chunk += kConsumerThreads) {
+        const int first = kPingpong ? thread : threadIdx.x - 128;
+        for (int chunk = first; chunk < kBlockM * kBlockN / 8; chunk += kStoreThreads) {
           const int row = chunk / (kBlockN / 8), column = chunk % (kBlockN / 8) * 8;
           const long long r = m0 + row, c = n0 + column;
           if (r >= m) continue;
@@ -846,6 +876,9 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
         }
       }
       if (!next_tile(tile, m0, n0)) break;
+      if constexpr (kPingpong) {
+        if (!next_tile(tile, m0, n0)) break;  // that one was the other warpgroup's
+      }
     }
   }
   // With multicast no block leaves while the cluster's others may still arrive at its barriers.

@@ -10,6 +10,8 @@
 // MULTICAST (memory): the blocks of a cluster take consecutive tiles down M and share each weight slice, each loading
 // BN / MULTICAST of its rows into all of them (TMA multicast; the weight's boxes are that many rows).
 // MMA (algorithmic): 0 wgmma, 1 mma.sync on matrices read by ldmatrix, the tile a B200 (sm_100a) builds whatever MMA says.
+// PINGPONG (pipelining): 1, the two consumer warpgroups of a persistent block take turns, each a whole tile of its own,
+// one multiplying while the other stores (kernelarc/gemm_sm90.cuh); shared memory for two staged tiles.
 // The decode path's DECODE_DEPTH (pipelining: times its 16-byte loads in flight a thread), DECODE_WARPS (tiling:
 // a block's warps, splitting K) and DECODE_SM_BLOCKS (tiling: 0 a block a slice; N, N blocks an SM walking the slices).
 // Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms rounded down to whole clusters) when PERSISTENT; tiles =
@@ -39,6 +41,6 @@ gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ 
     return kernelarc::sm90::decode_rows<(DECODE_M + 15) / 16, DECODE_TILES, DECODE_DEPTH, 1>(x, weight, nullptr, y, m, n, k, bias);
 #endif
   kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 1, SPLIT_K, false, __nv_bfloat16, 0, true,
-                             PERSISTENT == 1, MULTICAST, MMA == 0 && KERNELARC_WGMMA>(
+                             PERSISTENT == 1, MULTICAST, MMA == 0 && KERNELARC_WGMMA, PINGPONG == 1>(
       x, weight, nullptr, y, m, n, k, bias, nullptr, nullptr, nullptr, &map_x, &map_w);
 }

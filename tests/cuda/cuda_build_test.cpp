@@ -230,8 +230,8 @@ bool allowed(const kernelarc::task::Template& tmpl, const Knobs& knobs) {
 
 // Every value of every knob built at least once, in few builds: the first values, then sweeps that move every knob at
 // once (sweep k gives each knob its k-th value, wrapping), each kept where the constraints allow it; a value no allowed
-// sweep reached is built with the others at their first values, or with one other knob moved as well (the first such
-// configuration allowed). Then `random_count` allowed configurations drawn with a fixed seed.
+// sweep reached is built with the others at their first values, or with one other knob moved as well, or two (the first
+// such configuration allowed). Then `random_count` allowed configurations drawn with a fixed seed.
 std::vector<Knobs> configurations_to_build(const kernelarc::task::Template& tmpl, int random_count) {
   Knobs defaults;
   std::size_t most_values = 0;
@@ -253,16 +253,25 @@ std::vector<Knobs> configurations_to_build(const kernelarc::task::Template& tmpl
       if (covered.contains({knob.name, value})) continue;
       Knobs knobs = defaults;
       knobs[knob.name] = value;
-      bool found = allowed(tmpl, knobs);
+      // The value alone, else with one other knob moved, else with two (PINGPONG needs PERSISTENT and a smaller BN).
+      const auto moved_one = [&](const Knobs& from, const std::string& fixed, Knobs& out) {
+        for (const auto& other : tmpl.knobs) {
+          if (other.name == knob.name || other.name == fixed) continue;
+          for (const auto other_value : other.values) {
+            Knobs moved = from;
+            moved[other.name] = other_value;
+            if (allowed(tmpl, moved)) return out = moved, true;
+          }
+        }
+        return false;
+      };
+      bool found = allowed(tmpl, knobs) || moved_one(knobs, "", knobs);
       for (std::size_t other = 0; other < tmpl.knobs.size() && !found; ++other) {
         if (tmpl.knobs[other].name == knob.name) continue;
         for (const auto other_value : tmpl.knobs[other].values) {
           Knobs moved = knobs;
           moved[tmpl.knobs[other].name] = other_value;
-          if ((found = allowed(tmpl, moved))) {
-            knobs = moved;
-            break;
-          }
+          if ((found = moved_one(moved, tmpl.knobs[other].name, knobs))) break;
         }
       }
       if (found) keep(knobs);

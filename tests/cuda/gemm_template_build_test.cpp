@@ -78,17 +78,19 @@ std::size_t combinations_of(const SweptKnobs& swept) {
   return combinations;
 }
 
-// The tile grid: each knob but the decode shape's over all of its values, expanded a value of the first knob at a time
-// (the tma_cuda grids pass a sweep's limit, kMaxGridSize).
+// The tile grid: each knob but the decode shape's over all of its values, expanded a value of the first two knobs at a
+// time (the tma_cuda grids pass a sweep's limit, kMaxGridSize).
 kernelarc::task::KnobGrid whole_grid(const kernelarc::task::Template& tmpl) {
   SweptKnobs swept = knobs_in(tmpl, in_tile_grid);
   kernelarc::task::KnobGrid grid;
-  for (const std::int64_t first : tmpl.knobs.front().values) {
-    swept.front().second = {first};
-    auto part = kernelarc::task::expand_knob_grid(tmpl, swept);
-    grid.configurations.insert(grid.configurations.end(), part.configurations.begin(), part.configurations.end());
-    grid.skipped.insert(grid.skipped.end(), part.skipped.begin(), part.skipped.end());
-  }
+  const auto firsts = swept[0].second, seconds = swept[1].second;
+  for (const std::int64_t first : firsts)
+    for (const std::int64_t second : seconds) {
+      swept[0].second = {first}, swept[1].second = {second};
+      auto part = kernelarc::task::expand_knob_grid(tmpl, swept);
+      grid.configurations.insert(grid.configurations.end(), part.configurations.begin(), part.configurations.end());
+      grid.skipped.insert(grid.skipped.end(), part.skipped.begin(), part.skipped.end());
+    }
   return grid;
 }
 
@@ -214,9 +216,12 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
   const auto rule_allows = [bytes](const KnobValues& k) {
     const auto at = [&](const char* name) { return k.at(name); };
     const std::int64_t ring = at("STAGES") * (at("BM") + at("BN")) * at("BK") * bytes;
-    const std::int64_t staging = (k.count("EPILOGUE") ? at("EPILOGUE") : 0) * at("BM") * (at("BN") + 8) * 2;  // gate-up has none
+    const bool pingpong = k.count("PINGPONG") && at("PINGPONG") == 1;  // the warpgroups take turns, a whole tile each
+    const std::int64_t staging =
+        (k.count("EPILOGUE") ? at("EPILOGUE") : 0) * at("BM") * (at("BN") + 8) * 2 * (pingpong ? 2 : 1);  // gate-up has none
     const std::int64_t partials = (at("SPLIT_K") > 1) * at("BM") * at("BN") * 4;  // the fp32 sums a split leaves its cluster
     const bool persistent = k.count("PERSISTENT") && at("PERSISTENT") == 1;  // the staging beside the ring, whole tiles only
+    if (pingpong && (!persistent || at("CONSUMERS") != 2 || at("MULTICAST") != 1)) return false;
     const std::int64_t shared =
         (persistent ? std::max(ring + staging, partials) : std::max({ring, staging, partials})) + 1024 + 16 * at("STAGES");
     if (persistent && at("SPLIT_K") > 1) return false;
@@ -227,9 +232,9 @@ TEST_P(GemmTemplateTest, TheConstraintsRejectWhatCannotRun) {
         return false;
       if (depth > at("DECODE_TILES") || at("DECODE_WARPS") > 4 * (at("CONSUMERS") + 1)) return false;
     }
-    const std::int64_t rows = at("BM") / at("CONSUMERS");
+    const std::int64_t rows = pingpong ? at("BM") : at("BM") / at("CONSUMERS");  // a consumer warpgroup's
     const std::int64_t accumulators = bytes == 1 ? 64 : 128;  // fp8's sums are promoted each k tile: a second set of registers
-    return rows % 64 == 0 && at("BM") % 64 == 0 && rows / 64 * at("BN") / 2 <= accumulators && at("BK") * bytes % 128 == 0 &&
+    return at("BM") % (64 * at("CONSUMERS")) == 0 && rows / 64 * at("BN") / 2 <= accumulators && at("BK") * bytes % 128 == 0 &&
            shared <= kSharedLimit;
   };
   for (const auto& knobs : grid.configurations) EXPECT_TRUE(rule_allows(knobs)) << describe(knobs);
@@ -421,6 +426,37 @@ TEST_P(GemmWholeTilesOf2560Test, A160ColumnTileMultipliesInOneWgmmaInEveryVarian
   }
 }
 
+// PINGPONG: the consumer warpgroups of a persistent block take turns (named barriers 4 and 5, bar.arrive to hand the turn
+// over), each a whole tile of its own: wgmma of 64 x BN, every tile and epilogue variant without local memory; the
+// constraints refuse it where a warpgroup's tile would not fit its registers, without PERSISTENT, or with multicast.
+class GemmPingpongTest : public GemmTemplateTest {};
+
+TEST_P(GemmPingpongTest, TwoWarpgroupsTakingTurnsBuildWithoutLocalMemory) {
+  const auto defaults = kernelarc::task::default_knobs(template_());
+  ASSERT_TRUE(defaults.contains("PINGPONG")) << GetParam();
+  EXPECT_EQ(defaults.at("PINGPONG"), 0) << "off by default: the template's default kernel is unchanged";
+  const auto refused = [&](std::vector<std::pair<std::string, std::int64_t>> changes) {
+    return kernelarc::task::broken_knob_constraint(template_(), with(defaults, changes)).has_value();
+  };
+  EXPECT_TRUE(refused({{"PINGPONG", 1}, {"PERSISTENT", 0}, {"BN", 128}}));
+  EXPECT_TRUE(refused({{"PINGPONG", 1}, {"PERSISTENT", 1}, {"BN", 256}})) << "128 x 256 a warpgroup: 256 accumulators a thread";
+  EXPECT_TRUE(refused({{"PINGPONG", 1}, {"PERSISTENT", 1}, {"BN", 128}, {"MULTICAST", 2}}));
+  EXPECT_TRUE(refused({{"PINGPONG", 1}, {"PERSISTENT", 1}, {"BN", 128}, {"BM", 64}, {"CONSUMERS", 1}})) << "one warpgroup takes no turns";
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  for (const auto& changes : std::vector<std::vector<std::pair<std::string, std::int64_t>>>{
+           {{"BN", 128}}, {{"BN", 128}, {"EPILOGUE", 0}}, {{"BN", 64}, {"STAGES", 6}}}) {
+    auto knobs = with(defaults, changes);
+    knobs["PINGPONG"] = 1, knobs["PERSISTENT"] = 1;
+    ASSERT_FALSE(kernelarc::task::broken_knob_constraint(template_(), knobs)) << describe(knobs);
+    std::string sass;
+    ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+    EXPECT_THAT(sass, HasSubstr(expected_mma(task_, knobs.at("BN")))) << describe(knobs);
+    EXPECT_THAT(sass, HasSubstr("BAR.ARV")) << describe(knobs) << ": the turn handed over without waiting";
+    EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << describe(knobs) << ": no local memory";
+  }
+}
+
 // With MULTICAST the blocks of a cluster each load a share of the weight slice into all of them (UTMALDG.2D.MULTICAST in
 // SASS), meet at cluster barriers before their first load and before they leave, and release a stage in every block
 // without a GPU-wide memory barrier.
@@ -578,6 +614,10 @@ INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMmaSyncTest,
                          parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmWholeTilesOf2560Test,
+                         ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda"),
+                         parameter_name);
+
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmPingpongTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda"),
                          parameter_name);
 
