@@ -55,10 +55,17 @@ std::optional<Proposal> SearchBrain::propose(const Knobs& base, const std::set<K
   for (const auto& [knob, value] : moves) {
     Knobs next = base;
     next[knob->name] = value;
-    if (tried.count(next) || !engine::knobs_allowed(template_, next)) continue;
+    // A value the constraints allow only with other knobs changed brings the fewest such changes along.
+    const auto near = engine::allowed_near(template_, next, knob->name, tried);
+    if (!near) continue;
+    std::string along;
+    for (const auto& [name, changed] : *near)
+      if (const auto was = next.find(name); was == next.end() || was->second != changed)
+        along += fmt::format("{}{}={}", along.empty() ? " with " : " ", name, changed);
     const auto from = base.find(knob->name);
-    return Proposal{next, fmt::format("{} {} -> {} ({}: {})", knob->name, from == base.end() ? std::string("default") : std::to_string(from->second),
-                                      value, strategy_, knob->description.empty() ? "try the neighbour" : knob->description), std::nullopt};
+    return Proposal{*near, fmt::format("{} {} -> {}{} ({}: {})", knob->name, from == base.end() ? std::string("default") : std::to_string(from->second),
+                                       value, along, strategy_, knob->description.empty() ? "try the neighbour" : knob->description),
+                    std::nullopt};
   }
   // Every neighbour tried: a random configuration of this strategy's knobs, the others kept.
   for (int attempt = 0; attempt < 64; ++attempt) {

@@ -29,6 +29,28 @@ Knobs default_knobs(const task::Template& tmpl) { return task::default_knobs(tmp
 
 bool knobs_allowed(const task::Template& tmpl, const Knobs& knobs) { return !task::broken_knob_constraint(tmpl, knobs); }
 
+std::optional<Knobs> allowed_near(const task::Template& tmpl, const Knobs& knobs, const std::string& kept, const std::set<Knobs>& tried) {
+  if (knobs_allowed(tmpl, knobs)) return tried.count(knobs) ? std::nullopt : std::optional(knobs);
+  const auto usable = [&](const Knobs& candidate) { return !tried.count(candidate) && knobs_allowed(tmpl, candidate); };
+  // Each other knob set to each of its other values, in order; `then` is called with each.
+  const auto each_change = [&](const Knobs& from, std::size_t first_knob, const auto& then) -> std::optional<Knobs> {
+    for (std::size_t k = first_knob; k < tmpl.knobs.size(); ++k) {
+      const auto& knob = tmpl.knobs[k];
+      if (knob.name == kept) continue;
+      for (const auto value : knob.values) {
+        if (from.count(knob.name) && from.at(knob.name) == value) continue;
+        Knobs changed = from;
+        changed[knob.name] = value;
+        if (auto found = then(changed, k)) return found;
+      }
+    }
+    return std::nullopt;
+  };
+  const auto itself = [&](const Knobs& changed, std::size_t) { return usable(changed) ? std::optional(changed) : std::nullopt; };
+  if (auto one = each_change(knobs, 0, itself)) return one;
+  return each_change(knobs, 0, [&](const Knobs& changed, std::size_t k) { return each_change(changed, k + 1, itself); });
+}
+
 std::optional<Knobs> random_knobs(const task::Template& tmpl, std::uint64_t seed) {
   std::mt19937_64 random(seed);
   for (int draw = 0; draw < 10000; ++draw) {

@@ -90,5 +90,10 @@ std::optional<Knobs> random_knobs(const task::Template& tmpl, std::uint64_t seed
 // Whether `knobs` satisfies every constraint of the template that names only knobs (the judge checks the ones over a
 // workload's axes, per workload).
 bool knobs_allowed(const task::Template& tmpl, const Knobs& knobs);
+// The allowed configuration nearest `knobs` that keeps knob `kept` at its value and is not in `tried`: `knobs` itself
+// when the constraints allow it (nullopt if it was tried), else `knobs` with one other knob changed, else with two (the
+// first found, knobs in the template's order and values in theirs): a knob whose value the constraints tie to others
+// (PINGPONG to PERSISTENT and the tile) is reached in one move. nullopt when no such configuration is allowed and new.
+std::optional<Knobs> allowed_near(const task::Template& tmpl, const Knobs& knobs, const std::string& kept, const std::set<Knobs>& tried);
 
 }  // namespace kernelarc::engine

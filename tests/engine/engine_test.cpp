@@ -159,6 +159,60 @@ TEST(SearchBrainTest, ChangesOnlyItsOwnKnobsNeverRepeatsAndKeepsTheConstraints) 
   EXPECT_FALSE(idle.propose(base, {base})) << "a strategy with no knobs in this template proposes nothing";
 }
 
+// A value its constraints tie to other knobs (P needs Q = 1 and R <= 1, as PINGPONG needs PERSISTENT and a smaller tile)
+// is proposed with the fewest of those changes, said in the hypothesis; a knob no constraint involves stays.
+TEST(SearchBrainTest, AMoveTheConstraintsTieToOtherKnobsBringsTheFewestChangesAlong) {
+  task::Template tmpl;
+  tmpl.name = "tied";
+  tmpl.knobs = {{"P", {0, 1}, "pipelining", "take turns"}, {"Q", {0, 1}, "tiling", ""}, {"R", {2, 1}, "tiling", ""}, {"C", {0, 1}, "precision", ""}};
+  tmpl.constraints = {task::Expression::parse("P * (1 - Q) == 0"), task::Expression::parse("P * R <= 1")};
+  const Knobs base = default_knobs(tmpl);
+  brains::SearchBrain brain(tmpl, "pipelining", 3);
+  const auto proposal = brain.propose(base, {base});
+  ASSERT_TRUE(proposal.has_value());
+  EXPECT_EQ(proposal->knobs, (Knobs{{"P", 1}, {"Q", 1}, {"R", 1}, {"C", 0}}));
+  EXPECT_THAT(proposal->hypothesis, ::testing::StartsWith("P 0 -> 1 with Q=1 R=1 (pipelining: take turns)"));
+  EXPECT_EQ(brains::SearchBrain::settings_in(proposal->hypothesis), (Knobs{{"P", 1}})) << "the board credits the move itself";
+  // One change is enough where one is: from Q = 1, only R comes along.
+  EXPECT_EQ(allowed_near(tmpl, {{"P", 1}, {"Q", 1}, {"R", 2}, {"C", 0}}, "P", {}), (Knobs{{"P", 1}, {"Q", 1}, {"R", 1}, {"C", 0}}));
+  // An allowed configuration is itself, or nothing once tried; the kept knob is never the one changed.
+  EXPECT_EQ(allowed_near(tmpl, base, "P", {}), base);
+  EXPECT_FALSE(allowed_near(tmpl, base, "P", {base}).has_value());
+  EXPECT_EQ(allowed_near(tmpl, {{"P", 1}, {"Q", 0}, {"R", 2}, {"C", 0}}, "Q", {}), base) << "Q kept: P is the one change that allows it";
+  const Knobs tied_two{{"P", 1}, {"Q", 1}, {"R", 1}, {"C", 1}};
+  EXPECT_FALSE(allowed_near(tmpl, {{"P", 1}, {"Q", 0}, {"R", 2}, {"C", 0}}, "P", {proposal->knobs, tied_two}).has_value())
+      << "at most two other knobs change; the two-change repairs are tried";
+  // Every repair tried: nothing new to propose.
+  EXPECT_FALSE(brain.propose(base, {base, proposal->knobs}).has_value());
+}
+
+// On gemm_bf16's tma_cuda template the pipelining agent reaches PINGPONG from the default (a 128 x 256 tile, not
+// persistent), which its constraints allow only with PERSISTENT 1 and a smaller tile: 1 of 352 screenings of an H100 run
+// (2026-12-07) tried it before moves brought their tied changes along.
+TEST(SearchBrainTest, ThePipeliningAgentReachesPingpongFromTheGemmDefault) {
+  const auto task = task::load_task(std::filesystem::path(KERNELARC_TASKS) / "gemm_bf16");
+  const task::Template* tma = nullptr;
+  for (const auto& t : task.definition.templates)
+    if (t.name == "tma_cuda") tma = &t;
+  ASSERT_NE(tma, nullptr);
+  const task::Template& tmpl = *tma;
+  const Knobs base = default_knobs(tmpl);
+  ASSERT_EQ(base.at("PINGPONG"), 0);
+  brains::SearchBrain brain(tmpl, "pipelining", 11);
+  std::set<Knobs> tried{base};
+  std::optional<Proposal> pingpong;
+  for (int i = 0; i < 50 && !pingpong; ++i) {
+    auto proposal = brain.propose(base, tried);
+    ASSERT_TRUE(proposal.has_value());
+    EXPECT_TRUE(knobs_allowed(tmpl, proposal->knobs)) << proposal->hypothesis;
+    tried.insert(proposal->knobs);
+    if (proposal->knobs.at("PINGPONG") == 1) pingpong = proposal;
+  }
+  ASSERT_TRUE(pingpong.has_value()) << "no proposal of 50 took PINGPONG 1";
+  EXPECT_EQ(pingpong->knobs.at("PERSISTENT"), 1);
+  EXPECT_THAT(pingpong->hypothesis, ::testing::StartsWith("PINGPONG 0 -> 1 with "));
+}
+
 TEST(SearchBrainTest, TheSameSeedProposesTheSameSequence) {
   const auto tmpl = two_knob_template();
   const auto sequence = [&](std::uint64_t seed) {
