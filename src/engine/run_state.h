@@ -90,9 +90,9 @@ struct Run::State {
   std::optional<std::optional<double>> round_reference;  // set once the incumbent is screened for the round (none: it failed)
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::optional<double> round_end_seconds;  // the longest end of a round so far: its longer screenings and finalists judged
-  // What the run's end costs, from this run's own measurements: the longest full judgement of a candidate (the start's
-  // until another is judged: it also makes the inputs) and the longest confirmation (a side-by-side timing or a second
-  // judgement).
+  // What the run's end costs, from this run's own measurements: the longest full judgement of a candidate (until another
+  // is judged, the start's less what a later judgement does not repeat: its setup and part of making the inputs) and the
+  // longest confirmation (a side-by-side timing or a second judgement).
   std::optional<double> judge_seconds, start_judge_seconds, confirm_seconds;
   double judging_seconds() const { return judge_seconds.value_or(start_judge_seconds.value_or(0.0)); }  // 0 before any
   explicit State(const RunOptions& options) : controller(options.controller), board(options.board_capacity), knobs_of(1), store_id_of(1) {}

@@ -107,6 +107,33 @@ TEST_F(RunTest, TheTimeLimitLeavesRoomForTheRunsEnd) {
   EXPECT_GE(summary.judged, 2);
 }
 
+// The start's judgement makes the inputs, which later judgements mostly find in the judge's cache: the end is estimated
+// from what a later judgement repeats. Here the start takes 1.6 s, 1.2 of them making inputs, every other judgement
+// 0.4 s: counting the start's whole 1.6 s for the end's judgement (and again for the start's second one), the run would
+// stop right after its start; it searches and still ends within its 4 s.
+TEST_F(RunTest, TheStartsInputsDoNotCountInTheEstimateOfTheRunsEnd) {
+  RunOptions options;
+  options.agents = 1;
+  options.time_limit = std::chrono::seconds(4);
+  options.specialise = 1;
+  auto store = store::Store::open(dir_ / "runs.db");
+  int calls = 0;
+  const auto judge = [&](const judge::CandidateSource& source) {
+    const bool start = calls++ == 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(start ? 1600 : 400));
+    auto verdict = scripted(source, 0.005);
+    if (start) verdict.phase_seconds = {{"inputs", 1.2}, {"calls", 0.4}};
+    return verdict;
+  };
+  engine::Run optimisation(task_, options, judge, brains::brain_factory("search"), store);
+  const auto began = std::chrono::steady_clock::now();
+  const auto summary = optimisation.execute();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  EXPECT_THAT(summary.stop_reason, HasSubstr("time limit of 4 s"));
+  EXPECT_GE(summary.judged, 3) << "the start and at least two more before the end";
+  EXPECT_LT(seconds, 4.4) << summary.judged << " candidates judged";
+}
+
 // One agent: when its strategy's knobs are spent from the incumbent and every backup, it takes the other strategy
 // (an event), so the run reaches every configuration instead of stopping with half the space untried.
 TEST_F(RunTest, AnAgentWithNothingLeftTakesAnotherStrategy) {
