@@ -84,14 +84,20 @@ TEST_F(RunTest, AKnobThatIsNotSearchedKeepsItsFirstValue) {
   }
 }
 
+// One agent, no composed candidate at the end, a time limit of `seconds`.
+RunOptions time_limited(int seconds) {
+  RunOptions options;
+  options.agents = 1;
+  options.time_limit = std::chrono::seconds(seconds);
+  options.specialise = 1;
+  return options;
+}
+
 // The time limit bounds the whole run, its end included: the loop stops while there is still time to time the start
 // again beside the best (here a second judgement, 0.4 s like every other). Without the reserve the last judgement ends at
 // the 2 s limit and the start's second one after it (at least 2.4 s).
 TEST_F(RunTest, TheTimeLimitLeavesRoomForTheRunsEnd) {
-  RunOptions options;
-  options.agents = 1;
-  options.time_limit = std::chrono::seconds(2);
-  options.specialise = 1;
+  const RunOptions options = time_limited(2);
   auto store = store::Store::open(dir_ / "runs.db");
   const auto slow = [](const judge::CandidateSource& source) {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
@@ -112,10 +118,7 @@ TEST_F(RunTest, TheTimeLimitLeavesRoomForTheRunsEnd) {
 // 0.4 s: counting the start's whole 1.6 s for the end's judgement (and again for the start's second one), the run would
 // stop right after its start; it searches and still ends within its 4 s.
 TEST_F(RunTest, TheStartsInputsDoNotCountInTheEstimateOfTheRunsEnd) {
-  RunOptions options;
-  options.agents = 1;
-  options.time_limit = std::chrono::seconds(4);
-  options.specialise = 1;
+  const RunOptions options = time_limited(4);
   auto store = store::Store::open(dir_ / "runs.db");
   int calls = 0;
   const auto judge = [&](const judge::CandidateSource& source) {
