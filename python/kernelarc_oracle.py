@@ -56,34 +56,60 @@ def pin_precision():
             "float32_matmul_precision": torch.get_float32_matmul_precision()}
 
 
-def kernel_spans_ns(function, arguments, flush, iterations, warmup):
-    """Each call's span on the device (its first kernel's start to its last kernel's end, from the profiler's CUPTI
-    records), each call after flush.fill_(): as the judge times a candidate, host launch overhead not counted."""
-    import torch
-    for _ in range(warmup):
-        function(*arguments)
-    torch.cuda.synchronize()
-    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=activities) as profile:
-        for _ in range(iterations):
-            flush.fill_(1.0)
-            function(*arguments)
-        torch.cuda.synchronize()
-    kernels = sorted((event.time_range.start, event.time_range.end, event.name) for event in profile.events()
-                     if event.device_type == torch.autograd.DeviceType.CUDA)
-    spans, group = [], None
+def call_spans(kernels):
+    """Each call's span from (start, end, name) kernel records sorted by start: a call's kernels are those after a flush
+    kernel up to the next one; kernels before the first flush (the head start's sleep) belong to no call."""
+    spans, group, flushed = [], None, False
     for start, end, name in kernels:
         if FLUSH_KERNEL in name:
             if group:
                 spans.append(group[1] - group[0])
-            group = None
+            group, flushed = None, True
+        elif not flushed:
+            continue
         elif group is None:
             group = [start, end]
         else:
             group[1] = max(group[1], end)
     if group:
         spans.append(group[1] - group[0])
-    return [span * 1e3 for span in spans]  # us -> ns
+    return spans
+
+
+HEAD_START_CYCLES = 200_000  # per timed call: about 100 us of GPU sleep at 2 GHz, more than Python takes to enqueue a call
+
+
+def kernel_spans_ns(function, arguments, flush, iterations, warmup):
+    """Each call's span on the device (its first kernel's start to its last kernel's end, from the profiler's CUPTI
+    records), each call after flush.fill_(): as the judge times a candidate, host launch overhead not counted. The GPU
+    sleeps while the host enqueues every call, so a host slower than the kernels (the profiler's CPU records make it so)
+    leaves no gap inside a call; when the sleep ended before the last call was enqueued, the calls are taken again with
+    four times the sleep (twice at most, then said)."""
+    import torch
+    for _ in range(warmup):
+        function(*arguments)
+    torch.cuda.synchronize()
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    cycles = HEAD_START_CYCLES * max(iterations, 1)
+    for _ in range(3):
+        with torch.profiler.profile(activities=activities) as profile:
+            torch.cuda._sleep(cycles)
+            awake = torch.cuda.Event()
+            awake.record()
+            for _ in range(iterations):
+                flush.fill_(1.0)
+                function(*arguments)
+            ahead = not awake.query()  # the GPU still slept when the last call was enqueued
+            torch.cuda.synchronize()
+        if ahead:
+            break
+        cycles *= 4
+    if not ahead:
+        print(f"kernelarc_oracle: the host enqueued {iterations} calls slower than a {cycles // 4} cycle sleep: "
+              "host gaps may be inside the spans", file=sys.stderr)
+    kernels = sorted((event.time_range.start, event.time_range.end, event.name) for event in profile.events()
+                     if event.device_type == torch.autograd.DeviceType.CUDA)
+    return [span * 1e3 for span in call_spans(kernels)]  # us -> ns
 
 
 def event_times_ns(function, arguments, flush, iterations, warmup):
