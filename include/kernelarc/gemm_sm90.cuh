@@ -125,6 +125,15 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned destination, cons
                : "memory");
 }
 
+// `bytes` contiguous bytes (a multiple of 16, both addresses 16-byte aligned) from global memory into this block's shared
+// memory at `destination` by the copy engine (cp.async.bulk, no tensor map), completing on `barrier`.
+__device__ __forceinline__ void bulk_load(unsigned destination, const void* source, unsigned bytes, unsigned barrier) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               :
+               : "r"(destination), "l"(source), "r"(bytes), "r"(barrier)
+               : "memory");
+}
+
 // Barrier initialisations are seen by the copy engine (the async proxy) and by the cluster's blocks.
 __device__ __forceinline__ void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 
@@ -898,6 +907,36 @@ __device__ __forceinline__ uint4 load_streamed(const void* from) {
   return v;
 }
 
+// The decode paths' end of a slice of 8 kNTiles rows of w from n0: each warp's fragments (mma.sync's layout) added through
+// shared memory (`sums`, 512 bytes a warp for each of the kMTiles x kNTiles fragments), scaled, biased, activated and
+// added to the residual as gemm_tile's register epilogue does, and stored; every thread of the block takes part.
+template <int kMTiles, int kNTiles, int kActivation, int kScale>
+__device__ __forceinline__ void store_decode_sums(const float (&c)[kMTiles][kNTiles][4], float* sums, int warp, int warps, int lane,
+                                                  long long n0, long long m, long long n, __nv_bfloat16* __restrict__ y,
+                                                  const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ bias,
+                                                  const float* __restrict__ row_scale, const float* __restrict__ column_scale) {
+  constexpr int kValues = kMTiles * kNTiles * 4;
+#pragma unroll
+  for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sums[(warp * kValues + (i * kNTiles + j) * 4 + e) * 32 + lane] = c[i][j][e];
+  __syncthreads();
+  for (int value = threadIdx.x; value < kValues * 32; value += blockDim.x) {
+    const int l = value % 32, e = value / 32 % 4, j = value / 128 % kNTiles, i = value / (128 * kNTiles);
+    const long long row = 16 * i + l / 4 + 8 * (e / 2), column = n0 + 8 * j + 2 * (l % 4) + e % 2;
+    if (row >= m || column >= n) continue;
+    float sum = 0.0f;
+    for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
+    if constexpr (kScale == 1) sum *= row_scale[0] * column_scale[0];
+    if constexpr (kScale == 2) sum = sum * column_scale[column] * row_scale[row];
+    const long long at = row * n + column;
+    y[at] = finish<kActivation>(bias ? sum + bias_of(bias, column, n) : sum, residual, at);
+  }
+  __syncthreads();  // every sum read before the next slice's are written
+}
+
 }  // namespace detail
 
 // y = act(x @ w^T + bias) + residual (Input bf16), or (x @ w^T) dequantised by kScale as detail::scale_sums does (fp8
@@ -930,7 +969,6 @@ __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const I
   // Fragment value e of (i, j) of lane l at sums[(warp, (i kNTiles + j) 4 + e) * 32 + l]: a warp writes 128 bytes at a time.
   extern __shared__ unsigned char shared_raw[];
   float* const sums = reinterpret_cast<float*>(shared_raw);
-  constexpr int kValues = kMTiles * kNTiles * 4;
   // A block past the last slice returns at once: a grid rounded up to a multiple of the cluster.
   for (long long n0 = blockIdx.x * 8ll * kNTiles; n0 < n; n0 += gridDim.x * 8ll * kNTiles) {
     float c[kMTiles][kNTiles][4] = {};
@@ -974,25 +1012,114 @@ __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const I
         }
       }
     }
+    detail::store_decode_sums<kMTiles, kNTiles, kActivation, kScale>(c, sums, warp, warps, lane, n0, m, n, y, residual, bias, row_scale,
+                                                                     column_scale);
+  }
+}
+
+// decode_rows with the weight brought by the copy engine: each stage of a kStages ring holds kChunkBytes of K of the
+// slice's 8 kNTiles rows of w and of x's first m rows (cp.async.bulk, one copy a row, issued by warp 0's lanes), so a
+// DRAM burst is a row's kChunkBytes, not a thread's 16 bytes, and a block keeps kStages chunks in flight while its
+// warps multiply one from shared memory. A block walks its slices (the blockIdx.x-th, then every gridDim.x-th) and their
+// chunks as one stream, the ring running on across slices; a stage is refilled once every warp has read it
+// (__syncthreads). Rows are kChunkBytes + 64 bytes apart, so a warp's 16-byte reads of 8 rows meet in no bank. The sums
+// and the epilogue are decode_rows' (detail::store_decode_sums). K a multiple of 16 bytes; x, w 16-byte aligned.
+// Shared memory: kStages (8 kNTiles + 16 kMTiles) (kChunkBytes + 64) + 512 kWarps kMTiles kNTiles + 8 kStages bytes.
+// Launch: block [32 kWarps]; grid as decode_rows'.
+template <int kMTiles, int kNTiles, int kChunkBytes, int kStages, int kWarps, int kActivation = 0, typename Input = __nv_bfloat16,
+          int kScale = 0>
+__device__ __forceinline__ void decode_copied(const Input* __restrict__ x, const Input* __restrict__ w,
+                                              const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
+                                              long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
+                                              const float* __restrict__ row_scale = nullptr,
+                                              const float* __restrict__ column_scale = nullptr) {
+  static_assert(kMTiles == 1 || kMTiles == 2, "16 or 32 rows of x at most");
+  static_assert(kNTiles == 1 || kNTiles == 2 || kNTiles == 4, "8, 16 or 32 rows of w a block");
+  static_assert(kChunkBytes % 64 == 0 && kStages >= 2, "whole 64-byte chunks, two stages at least");
+  constexpr int kRows = 8 * kNTiles, kXRows = 16 * kMTiles, kStride = kChunkBytes + 64;
+  constexpr int kStageBytes = (kRows + kXRows) * kStride;
+  constexpr bool kPromoted = sizeof(Input) == 1;
+  const long long first = blockIdx.x * static_cast<long long>(kRows), step = gridDim.x * static_cast<long long>(kRows);
+  if (first >= n) return;  // a grid rounded up to a multiple of the cluster
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const long long row_bytes = k * static_cast<long long>(sizeof(Input));
+  const long long chunks = (row_bytes + kChunkBytes - 1) / kChunkBytes;  // a slice's stages
+  const long long total = (n - first + step - 1) / step * chunks;        // the block's stages, over all its slices
+  extern __shared__ unsigned char shared_raw[];
+  const unsigned base = shared_address(shared_raw);
+  float* const sums = reinterpret_cast<float*>(shared_raw + kStages * kStageBytes);
+  const unsigned full = base + kStages * kStageBytes + 512 * kWarps * kMTiles * kNTiles;
+  const unsigned char* const x_bytes = reinterpret_cast<const unsigned char*>(x);
+  const unsigned char* const w_bytes = reinterpret_cast<const unsigned char*>(w);
+  // Stage `it` of the block's stream into its ring slot, by warp 0: the rows of w its slice has, then x's m rows.
+  const auto fill = [&](long long it) {
+    const int s = static_cast<int>(it % kStages);
+    const long long n0 = first + it / chunks * step, k0 = it % chunks * kChunkBytes;
+    const int rows = static_cast<int>(n - n0 < kRows ? n - n0 : kRows), x_rows = static_cast<int>(m < kXRows ? m : kXRows);
+    const unsigned bytes = static_cast<unsigned>(row_bytes - k0 < kChunkBytes ? row_bytes - k0 : kChunkBytes);
+    const unsigned stage = base + s * kStageBytes;
+    if (lane == 0) barrier_expect_bytes(full + 8 * s, (rows + x_rows) * bytes);
+    __syncwarp();
+    for (int r = lane; r < rows + x_rows; r += 32) {
+      const unsigned char* source = r < rows ? w_bytes + (n0 + r) * row_bytes + k0 : x_bytes + (r - rows) * row_bytes + k0;
+      bulk_load(stage + (r < rows ? r : kRows + r - rows) * kStride, source, bytes, full + 8 * s);
+    }
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) barrier_init(full + 8 * s, 1);
+    fence_barrier_init();
+  }
+  __syncthreads();
+  if (warp == 0)
+    for (long long it = 0; it < kStages && it < total; ++it) fill(it);
+  float c[kMTiles][kNTiles][4] = {};
+  for (long long it = 0; it < total; ++it) {
+    const int s = static_cast<int>(it % kStages);
+    const long long n0 = first + it / chunks * step, k0 = it % chunks * kChunkBytes;
+    const long long bytes = row_bytes - k0 < kChunkBytes ? row_bytes - k0 : kChunkBytes;
+    barrier_wait(full + 8 * s, static_cast<unsigned>((it / kStages) & 1));
+    const unsigned char* const stage = shared_raw + s * kStageBytes;
 #pragma unroll
-    for (int i = 0; i < kMTiles; ++i)
+    for (int q = warp; q < kChunkBytes / 64; q += kWarps) {
+      if (q * 64 >= bytes) break;  // the warp as one: mma.sync wants every lane
+      const int at = q * 64 + 16 * t;  // this thread's 16 bytes of the stage's K
+      const bool inside = at < bytes;
+      uint4 b[kNTiles];
 #pragma unroll
       for (int j = 0; j < kNTiles; ++j)
+        b[j] = inside && n0 + 8 * j + g < n ? *reinterpret_cast<const uint4*>(stage + (8 * j + g) * kStride + at) : uint4{};
 #pragma unroll
-        for (int e = 0; e < 4; ++e) sums[(warp * kValues + (i * kNTiles + j) * 4 + e) * 32 + lane] = c[i][j][e];
-    __syncthreads();
-    for (int value = threadIdx.x; value < kValues * 32; value += blockDim.x) {
-      const int l = value % 32, e = value / 32 % 4, j = value / 128 % kNTiles, i = value / (128 * kNTiles);
-      const long long row = 16 * i + l / 4 + 8 * (e / 2), column = n0 + 8 * j + 2 * (l % 4) + e % 2;
-      if (row >= m || column >= n) continue;
-      float sum = 0.0f;
-      for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
-      if constexpr (kScale == 1) sum *= row_scale[0] * column_scale[0];
-      if constexpr (kScale == 2) sum = sum * column_scale[column] * row_scale[row];
-      const long long at = row * n + column;
-      y[at] = detail::finish<kActivation>(bias ? sum + detail::bias_of(bias, column, n) : sum, residual, at);
+      for (int i = 0; i < kMTiles; ++i) {
+        const int low = 16 * i + g, high = low + 8;
+        const uint4 a_low = inside && low < m ? *reinterpret_cast<const uint4*>(stage + (kRows + low) * kStride + at) : uint4{};
+        const uint4 a_high = inside && high < m ? *reinterpret_cast<const uint4*>(stage + (kRows + high) * kStride + at) : uint4{};
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) {
+          float part[2][4] = {};
+          float (&first_half)[4] = kPromoted ? part[0] : c[i][j];
+          float (&second_half)[4] = kPromoted ? part[1] : c[i][j];
+          detail::mma_32_bytes<Input>(first_half, a_low.x, a_high.x, a_low.y, a_high.y, b[j].x, b[j].y);
+          detail::mma_32_bytes<Input>(second_half, a_low.z, a_high.z, a_low.w, a_high.w, b[j].z, b[j].w);
+          if constexpr (kPromoted) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) c[i][j][e] += part[0][e] + part[1][e];
+          }
+        }
+      }
     }
-    __syncthreads();  // every sum read before the next slice's are written
+    __syncthreads();  // every warp has read stage s: it may be refilled
+    if (warp == 0 && it + kStages < total) fill(it + kStages);
+    if (it % chunks == chunks - 1) {  // the slice's last stage: its sums stored, the next slice's begin at zero
+      detail::store_decode_sums<kMTiles, kNTiles, kActivation, kScale>(c, sums, warp, kWarps, lane, n0, m, n, y, residual, bias,
+                                                                       row_scale, column_scale);
+#pragma unroll
+      for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) c[i][j][e] = 0.0f;
+    }
   }
 }
 

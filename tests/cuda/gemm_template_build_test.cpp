@@ -364,6 +364,53 @@ TEST_P(GemmDecodeTest, ADecodeConfigurationStreamsTheWeightIntoMmaSync) {
   EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << "no local memory";
 }
 
+// With DECODE_COPY the decode path's weight and x rows come by the copy engine (UBLKCP in SASS, one copy a row) into a
+// DECODE_STAGES ring, still multiplied by mma.sync; the launch gives the ring's shared memory, and the constraints refuse
+// a ring that does not fit, the knob without the decode path, and the thread-load knobs beside it.
+class GemmDecodeCopyTest : public GemmTemplateTest {};
+
+TEST_P(GemmDecodeCopyTest, ACopiedDecodeConfigurationBringsRowsByTheCopyEngineIntoItsRing) {
+  const auto defaults = kernelarc::task::default_knobs(template_());
+  ASSERT_TRUE(defaults.contains("DECODE_COPY")) << GetParam();
+  EXPECT_EQ(defaults.at("DECODE_COPY"), 0) << "off by default: the default kernel is unchanged";
+  const auto broken = [&](std::vector<std::pair<std::string, std::int64_t>> changes) {
+    return kernelarc::task::broken_knob_constraint(template_(), with(defaults, changes)).has_value();
+  };
+  EXPECT_TRUE(broken({{"DECODE_COPY", 1024}})) << "no decode path (DECODE_M 0)";
+  EXPECT_TRUE(broken({{"DECODE_M", 16}, {"DECODE_COPY", 2048}, {"DECODE_STAGES", 4}})) << "4 x 32 rows x 2112 bytes: over 227 KiB";
+  EXPECT_TRUE(broken({{"DECODE_M", 16}, {"DECODE_COPY", 1024}, {"DECODE_SM_BLOCKS", 2}})) << "one ring an SM";
+  EXPECT_TRUE(broken({{"DECODE_M", 16}, {"DECODE_STAGES", 2}})) << "stages without copies: a duplicate configuration";
+  EXPECT_FALSE(broken({{"DECODE_M", 16}, {"DECODE_COPY", 2048}, {"DECODE_STAGES", 3}, {"DECODE_SM_BLOCKS", 1}}));
+
+  const auto& launch = *template_().launch;
+  for (const std::int64_t rows : {16, 32})
+    for (const std::int64_t tiles : {1, 2}) {
+      kernelarc::task::Bindings names;
+      for (const auto& [name, value] : defaults) names[name] = static_cast<double>(value);
+      names["DECODE_M"] = static_cast<double>(rows), names["DECODE_TILES"] = static_cast<double>(tiles);
+      names["DECODE_COPY"] = 1024, names["DECODE_STAGES"] = 3, names["DECODE_WARPS"] = 8, names["DECODE_SM_BLOCKS"] = 1;
+      names["M"] = 1, names["N"] = 5000, names["K"] = 4096;
+      const auto bound = kernelarc::task::launch_bindings(launch, names, 132);
+      const std::int64_t ring = 3 * (8 * tiles + rows) * (1024 + 64) + 8 * 3, sums = 8 * (rows / 16) * tiles * 512;
+      EXPECT_EQ(launch.shared_bytes->evaluate_integer(bound), ring + sums) << "DECODE_M=" << rows << " DECODE_TILES=" << tiles;
+      EXPECT_EQ(launch.block[0].evaluate_integer(bound), 256);
+    }
+
+  const std::string nvdisasm = find_nvdisasm();
+  if (nvdisasm.empty()) GTEST_SKIP() << "no nvdisasm (not in this CUDA toolkit; scripts/setup installs PyPI's nvidia-cuda-nvdisasm)";
+  for (const auto& changes : std::vector<std::vector<std::pair<std::string, std::int64_t>>>{
+           {{"DECODE_M", 16}, {"DECODE_TILES", 2}, {"DECODE_COPY", 1024}},
+           {{"DECODE_M", 32}, {"DECODE_TILES", 4}, {"DECODE_COPY", 1024}, {"DECODE_STAGES", 2}, {"DECODE_WARPS", 12}}}) {
+    const auto knobs = with(defaults, changes);
+    ASSERT_FALSE(kernelarc::task::broken_knob_constraint(template_(), knobs)) << describe(knobs);
+    std::string sass;
+    ASSERT_NO_FATAL_FAILURE(disassemble(nvdisasm, knobs, sass));
+    EXPECT_THAT(sass, HasSubstr("UBLKCP.S.G")) << describe(knobs) << ": rows brought by the copy engine";
+    EXPECT_THAT(sass, HasSubstr("HMMA.16816.F32.BF16")) << describe(knobs);
+    EXPECT_THAT(sass, ::testing::Not(HasSubstr("LDL"))) << describe(knobs) << ": no local memory";
+  }
+}
+
 // The launch rule takes the decode path (32 DECODE_WARPS threads, a block per 8 DECODE_TILES weight rows or
 // DECODE_SM_BLOCKS blocks an SM walking them, the warps' sums in shared memory) exactly where the kernel does,
 // M <= DECODE_M, and the tiles above it; the grid covers N (or walks it) in whole clusters.
@@ -607,6 +654,8 @@ INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
                                            "gemm_fp8_rowwise/tma_cuda", "gemm_fp8_tensorwise/tma_cuda"),
                          parameter_name);
+
+INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmDecodeCopyTest, ::testing::Values("gemm_bf16/tma_cuda"), parameter_name);
 
 INSTANTIATE_TEST_SUITE_P(HopperGemm, GemmMmaSyncTest,
                          ::testing::Values("gemm_bf16/tma_cuda", "gemm_bf16_residual/tma_cuda", "gemm_bf16_bias_gelu/tma_cuda",
