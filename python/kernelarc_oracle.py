@@ -58,7 +58,7 @@ def pin_precision():
 
 def call_spans(kernels):
     """Each call's span from (start, end, name) kernel records sorted by start: a call's kernels are those after a flush
-    kernel up to the next one; kernels before the first flush (the head start's sleep) belong to no call."""
+    kernel up to the next one; kernels before the first flush belong to no call."""
     spans, group, flushed = [], None, False
     for start, end, name in kernels:
         if FLUSH_KERNEL in name:
@@ -76,37 +76,22 @@ def call_spans(kernels):
     return spans
 
 
-HEAD_START_CYCLES = 200_000  # per timed call: about 100 us of GPU sleep at 2 GHz, more than Python takes to enqueue a call
-
-
 def kernel_spans_ns(function, arguments, flush, iterations, warmup):
     """Each call's span on the device (its first kernel's start to its last kernel's end, from the profiler's CUPTI
-    records), each call after flush.fill_(): as the judge times a candidate, host launch overhead not counted. The GPU
-    sleeps while the host enqueues every call, so a host slower than the kernels (the profiler's CPU records make it so)
-    leaves no gap inside a call; when the sleep ended before the last call was enqueued, the calls are taken again with
-    four times the sleep (twice at most, then said)."""
+    records), each call after flush.fill_() and followed by a synchronise, as the benchmark's harness times T_b: the host
+    launches a call's kernels while the flush runs, and a launch gap inside a call counts only where the host is slower
+    than the call's own kernels. Without the synchronise a host slower than flush and call together (the profiler's CPU
+    records make it so for small products) fell further behind each call, and the gaps grew with the host's load."""
     import torch
     for _ in range(warmup):
         function(*arguments)
     torch.cuda.synchronize()
     activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    cycles = HEAD_START_CYCLES * max(iterations, 1)
-    for _ in range(3):
-        with torch.profiler.profile(activities=activities) as profile:
-            torch.cuda._sleep(cycles)
-            awake = torch.cuda.Event()
-            awake.record()
-            for _ in range(iterations):
-                flush.fill_(1.0)
-                function(*arguments)
-            ahead = not awake.query()  # the GPU still slept when the last call was enqueued
+    with torch.profiler.profile(activities=activities) as profile:
+        for _ in range(iterations):
+            flush.fill_(1.0)
+            function(*arguments)
             torch.cuda.synchronize()
-        if ahead:
-            break
-        cycles *= 4
-    if not ahead:
-        print(f"kernelarc_oracle: the host enqueued {iterations} calls slower than a {cycles // 4} cycle sleep: "
-              "host gaps may be inside the spans", file=sys.stderr)
     kernels = sorted((event.time_range.start, event.time_range.end, event.name) for event in profile.events()
                      if event.device_type == torch.autograd.DeviceType.CUDA)
     return [span * 1e3 for span in call_spans(kernels)]  # us -> ns
