@@ -125,15 +125,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned destination, cons
                : "memory");
 }
 
-// `bytes` contiguous bytes (a multiple of 16, both addresses 16-byte aligned) from global memory into this block's shared
-// memory at `destination` by the copy engine (cp.async.bulk, no tensor map), completing on `barrier`.
-__device__ __forceinline__ void bulk_load(unsigned destination, const void* source, unsigned bytes, unsigned barrier) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-               :
-               : "r"(destination), "l"(source), "r"(bytes), "r"(barrier)
-               : "memory");
-}
-
 // Barrier initialisations are seen by the copy engine (the async proxy) and by the cluster's blocks.
 __device__ __forceinline__ void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 
@@ -321,7 +312,7 @@ template <> struct Wgmma<256, __nv_fp8_e4m3> {
 // kBlockM x kBlockK slice of x then the kBlockN x kBlockK slice of w, each as column blocks of 128-byte swizzled rows
 // (64 bf16 or 128 fp8 a row: kInputBytes a value).
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, bool kStaged, int kSplitK = 1, int kInputBytes = 2,
-          bool kPersistent = false, bool kPingpong = false>
+          bool kPersistent = false, bool kPingpong = false, bool kSlabbed = false>
 struct TileShape {
   static constexpr int kThreads = 128 * (kConsumers + 1);  // warpgroup 0 loads, warpgroups 1.. multiply
   // Rows of a tile one consumer warpgroup owns: its share, or, taking turns (kPingpong), every row of its own tiles.
@@ -331,7 +322,10 @@ struct TileShape {
   static constexpr int kAccumulators = kMmas * kBlockN / 2;     // fp32 registers a consumer thread holds
   static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * kInputBytes;
   static constexpr int kColumnBlocks = kBlockK * kInputBytes / 128;  // 128-byte rows a slice's row spans
-  static constexpr int kStagingPitch = kBlockN + 8;             // bf16 a row of the epilogue's tile: conflict-free writes
+  // Columns the epilogue stages at a time: the whole tile, or (kSlabbed) slabs of 64, so that a persistent block's
+  // staging beside the ring is small.
+  static constexpr int kStagingColumns = kSlabbed ? 64 : kBlockN;
+  static constexpr int kStagingPitch = kStagingColumns + 8;  // bf16 a row of the epilogue's staging: conflict-free writes
   // Taking turns, a warpgroup stores its tile while the other multiplies the next: a staging area each.
   static constexpr int kStagingBytes = kStaged ? (kPingpong ? kConsumers : 1) * kBlockM * kStagingPitch * 2 : 0;
   static constexpr int kPartialBytes = kSplitK > 1 ? kBlockM * kBlockN * 4 : 0;  // a split's fp32 sums, for the cluster's first block
@@ -359,6 +353,7 @@ struct TileShape {
   static_assert(kSplitK == 1 || kSplitK == 2 || kSplitK == 4 || kSplitK == 8, "kSplitK: 1, 2, 4 or 8 blocks of a cluster (portable)");
   static_assert(!kPersistent || kSplitK == 1, "a persistent block walks whole tiles (split-K's clusters end with their tile)");
   static_assert(!kPingpong || (kPersistent && kConsumers == 2), "taking turns: two consumer warpgroups of a persistent block");
+  static_assert(!kSlabbed || (kStaged && kBlockN % 64 == 0), "slabs of 64 columns of a staged epilogue");
   static_assert(kSharedBytes <= 227 * 1024, "at most 227 KiB of shared memory a block");
 };
 
@@ -409,6 +404,30 @@ __device__ __forceinline__ __nv_bfloat16 after_rounding(__nv_bfloat16 rounded, c
 template <int kActivation>
 __device__ __forceinline__ __nv_bfloat16 finish(float value, const __nv_bfloat16* residual, long long at) {
   return after_rounding<kActivation>(__float2bfloat16(value), residual, at);
+}
+
+// The staged epilogue's store of 8 products of a row of y from `column` (its element `at`), through the activation and
+// plus the residual where there are: 16 bytes at once where `vectors` (y and the residual 16-byte aligned, N a multiple
+// of 8) and the 8 lie inside N, else one at a time up to N.
+template <int kActivation>
+__device__ __forceinline__ void store_staged(const uint4 packed, __nv_bfloat16* y, const __nv_bfloat16* residual,
+                                             long long at, long long column, long long n, bool vectors) {
+  const __nv_bfloat16* const product = reinterpret_cast<const __nv_bfloat16*>(&packed);
+  if (vectors && column + 8 <= n) {
+    uint4 out = packed;
+    if (residual || kActivation != 0) {
+      const uint4 added = residual ? *reinterpret_cast<const uint4*>(residual + at) : uint4{};
+      __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
+      const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) o[e] = after_rounding<kActivation>(product[e], residual ? a : nullptr, e);
+    }
+    *reinterpret_cast<uint4*>(y + at) = out;
+  } else {
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      if (column + e < n) y[at + e] = after_rounding<kActivation>(product[e], residual, at + e);
+  }
 }
 
 // The bias of `column`, 0 without a bias or past the last column.
@@ -537,7 +556,8 @@ __device__ __forceinline__ void multiply_stage(Sums& sums, unsigned a_stage, uns
 // each gate sum with its up sum; kBlockN / 2 columns of y a tile, stored from registers. Launch: grid [ceil_div(M,
 // kBlockM) * ceil_div(N, kBlockN, or kBlockN / 2 with kGateUp) * kSplitK], block [128 * (kConsumers + 1)],
 // TileShape::kSharedBytes of dynamic shared memory; K a multiple of 16 bytes. kStaged: the epilogue goes through shared
-// memory (16-byte coalesced stores) rather than straight from registers. Input __nv_fp8_e4m3: x and w in fp8 e4m3 (QGMMA),
+// memory (16-byte coalesced stores) rather than straight from registers; kSlabbed, 64 columns at a time through a staging
+// area that small (a persistent 128 x 256 tile then keeps a 4-stage ring beside it). Input __nv_fp8_e4m3: x and w in fp8 e4m3 (QGMMA),
 // the sums dequantised by kScale (detail::scale_sums) from row_scale (x's) and column_scale (w's) before the epilogue.
 // kMulticast > 1 (TMA, kSplitK 1; the kernel declares __cluster_dims__(kMulticast, 1, 1)): the cluster's blocks take
 // kMulticast consecutive tiles down M that share their weight slices; each block loads a kMulticast-th of every slice (the
@@ -549,14 +569,15 @@ __device__ __forceinline__ void multiply_stage(Sums& sums, unsigned a_stage, uns
 // sharing every tile and both storing it while the tensor cores wait.
 template <int kBlockM, int kBlockN, int kBlockK, int kStages, int kConsumers, int kGroupM, bool kStaged, int kActivation = 0,
           int kSplitK = 1, bool kGateUp = false, typename Input = __nv_bfloat16, int kScale = 0, bool kTma = false,
-          bool kPersistent = false, int kMulticast = 1, bool kWgmma = KERNELARC_WGMMA == 1, bool kPingpong = false>
+          bool kPersistent = false, int kMulticast = 1, bool kWgmma = KERNELARC_WGMMA == 1, bool kPingpong = false,
+          bool kSlabbed = false>
 __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Input* __restrict__ w,
                                           const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
                                           long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
                                           const Input* __restrict__ w_up = nullptr, const float* __restrict__ row_scale = nullptr,
                                           const float* __restrict__ column_scale = nullptr, const TensorMap* map_x = nullptr,
                                           const TensorMap* map_w = nullptr, const TensorMap* map_w_up = nullptr) {
-  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input), kPersistent, kPingpong>;
+  using Shape = TileShape<kBlockM, kBlockN, kBlockK, kStages, kConsumers, kStaged, kSplitK, sizeof(Input), kPersistent, kPingpong, kSlabbed>;
   static_assert(kGroupM >= 1, "kGroupM: tile rows per raster group");
   static_assert(!kGateUp || (!kStaged && kActivation == 0 && kScale == 0), "the gate-up epilogue is its own, from registers");
   static_assert(!kTma || (kBlockM <= 256 && kBlockN <= 256), "a TMA box has at most 256 rows");
@@ -843,44 +864,76 @@ __device__ __forceinline__ void gemm_tile(const Input* __restrict__ x, const Inp
         const unsigned store_barrier = kPingpong ? 2 + consumer : 1;
         __nv_bfloat16* const staging = reinterpret_cast<__nv_bfloat16*>(
             data + (kPersistent ? Shape::kRingBytes : 0) + (kPingpong ? consumer * kBlockM * Shape::kStagingPitch * 2 : 0));
-        named_barrier(store_barrier, kStoreThreads);  // every warpgroup is done with the ring (persistent: the last tile's staging) first
+        if constexpr (kSlabbed) {  // the tile kSlab columns at a time through a staging area of that width
+          constexpr int kSlab = Shape::kStagingColumns;
+          const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
+                               reinterpret_cast<unsigned long long>(residual) % 16 == 0;
+          const int first = kPingpong ? thread : threadIdx.x - 128;
+#pragma unroll 1
+          for (int slab = 0; slab < kBlockN / kSlab; ++slab) {
+            named_barrier(store_barrier, kStoreThreads);  // the ring, the last tile's staging or the last slab is read
 #pragma unroll
-        for (int i = 0; i < Shape::kMmas; ++i)
+            for (int i = 0; i < Shape::kMmas; ++i)
 #pragma unroll
-          for (int j = 0; j < kBlockN / 8; ++j)
+              for (int j = 0; j < kBlockN / 8; ++j)  // every j, so that each register's index is known at compile time
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const int row = consumer * Shape::kConsumerOffset + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
-              const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];  // the bias only where there is one, as above
-              *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
-                  bias ? __floats2bfloat162_rn(v0 + detail::bias_of(bias, n0 + column, n), v1 + detail::bias_of(bias, n0 + column + 1, n))
-                       : __floats2bfloat162_rn(v0, v1);
+                for (int h = 0; h < 2; ++h) {
+                  if (j / (kSlab / 8) != slab) continue;
+                  const int row = consumer * Shape::kConsumerOffset + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
+                  const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];
+                  *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column - slab * kSlab) =
+                      bias ? __floats2bfloat162_rn(v0 + detail::bias_of(bias, n0 + column, n), v1 + detail::bias_of(bias, n0 + column + 1, n))
+                           : __floats2bfloat162_rn(v0, v1);
+                }
+            named_barrier(store_barrier, kStoreThreads);
+            for (int chunk = first; chunk < kBlockM * kSlab / 8; chunk += kStoreThreads) {
+              const int row = chunk / (kSlab / 8), column = chunk % (kSlab / 8) * 8;
+              const long long r = m0 + row, c = n0 + slab * kSlab + column;
+              if (r >= m) continue;
+              detail::store_staged<kActivation>(*reinterpret_cast<const uint4*>(staging + row * Shape::kStagingPitch + column), y,
+                                                residual, r * n + c, c, n, vectors);
             }
-        named_barrier(store_barrier, kStoreThreads);
-        const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
-                             reinterpret_cast<unsigned long long>(residual) % 16 == 0;
-        const int first = kPingpong ? thread : threadIdx.x - 128;
-        for (int chunk = first; chunk < kBlockM * kBlockN / 8; chunk += kStoreThreads) {
-          const int row = chunk / (kBlockN / 8), column = chunk % (kBlockN / 8) * 8;
-          const long long r = m0 + row, c = n0 + column;
-          if (r >= m) continue;
-          const uint4 packed = *reinterpret_cast<const uint4*>(staging + row * Shape::kStagingPitch + column);
-          const __nv_bfloat16* const product = reinterpret_cast<const __nv_bfloat16*>(&packed);
-          const long long at = r * n + c;
-          if (vectors && c + 8 <= n) {
-            uint4 out = packed;
-            if (residual || kActivation != 0) {
-              const uint4 added = residual ? *reinterpret_cast<const uint4*>(residual + at) : uint4{};
-              __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
-              const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
+          }
+        } else {  // the whole tile at once (written out, not through store_staged: its SASS is what was measured)
+          named_barrier(store_barrier, kStoreThreads);  // every warpgroup is done with the ring (persistent: the last tile's staging) first
 #pragma unroll
-              for (int e = 0; e < 8; ++e) o[e] = detail::after_rounding<kActivation>(product[e], residual ? a : nullptr, e);
+          for (int i = 0; i < Shape::kMmas; ++i)
+#pragma unroll
+            for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int row = consumer * Shape::kConsumerOffset + i * 64 + row_in_mma + 8 * h, column = 8 * j + column_in_8;
+                const float v0 = acc[i][4 * j + 2 * h], v1 = acc[i][4 * j + 2 * h + 1];  // the bias only where there is one, as above
+                *reinterpret_cast<__nv_bfloat162*>(staging + row * Shape::kStagingPitch + column) =
+                    bias ? __floats2bfloat162_rn(v0 + detail::bias_of(bias, n0 + column, n), v1 + detail::bias_of(bias, n0 + column + 1, n))
+                         : __floats2bfloat162_rn(v0, v1);
+              }
+          named_barrier(store_barrier, kStoreThreads);
+          const bool vectors = n % 8 == 0 && reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
+                               reinterpret_cast<unsigned long long>(residual) % 16 == 0;
+          const int first = kPingpong ? thread : threadIdx.x - 128;
+          for (int chunk = first; chunk < kBlockM * kBlockN / 8; chunk += kStoreThreads) {
+            const int row = chunk / (kBlockN / 8), column = chunk % (kBlockN / 8) * 8;
+            const long long r = m0 + row, c = n0 + column;
+            if (r >= m) continue;
+            const uint4 packed = *reinterpret_cast<const uint4*>(staging + row * Shape::kStagingPitch + column);
+            const __nv_bfloat16* const product = reinterpret_cast<const __nv_bfloat16*>(&packed);
+            const long long at = r * n + c;
+            if (vectors && c + 8 <= n) {
+              uint4 out = packed;
+              if (residual || kActivation != 0) {
+                const uint4 added = residual ? *reinterpret_cast<const uint4*>(residual + at) : uint4{};
+                __nv_bfloat16* const o = reinterpret_cast<__nv_bfloat16*>(&out);
+                const __nv_bfloat16* const a = reinterpret_cast<const __nv_bfloat16*>(&added);
+#pragma unroll
+                for (int e = 0; e < 8; ++e) o[e] = detail::after_rounding<kActivation>(product[e], residual ? a : nullptr, e);
+              }
+              *reinterpret_cast<uint4*>(y + at) = out;
+            } else {
+#pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (c + e < n) y[at + e] = detail::after_rounding<kActivation>(product[e], residual, at + e);
             }
-            *reinterpret_cast<uint4*>(y + at) = out;
-          } else {
-#pragma unroll
-            for (int e = 0; e < 8; ++e)
-              if (c + e < n) y[at + e] = detail::after_rounding<kActivation>(product[e], residual, at + e);
           }
         }
       }
@@ -905,36 +958,6 @@ __device__ __forceinline__ uint4 load_streamed(const void* from) {
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "l"(from));
   return v;
-}
-
-// The decode paths' end of a slice of 8 kNTiles rows of w from n0: each warp's fragments (mma.sync's layout) added through
-// shared memory (`sums`, 512 bytes a warp for each of the kMTiles x kNTiles fragments), scaled, biased, activated and
-// added to the residual as gemm_tile's register epilogue does, and stored; every thread of the block takes part.
-template <int kMTiles, int kNTiles, int kActivation, int kScale>
-__device__ __forceinline__ void store_decode_sums(const float (&c)[kMTiles][kNTiles][4], float* sums, int warp, int warps, int lane,
-                                                  long long n0, long long m, long long n, __nv_bfloat16* __restrict__ y,
-                                                  const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ bias,
-                                                  const float* __restrict__ row_scale, const float* __restrict__ column_scale) {
-  constexpr int kValues = kMTiles * kNTiles * 4;
-#pragma unroll
-  for (int i = 0; i < kMTiles; ++i)
-#pragma unroll
-    for (int j = 0; j < kNTiles; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) sums[(warp * kValues + (i * kNTiles + j) * 4 + e) * 32 + lane] = c[i][j][e];
-  __syncthreads();
-  for (int value = threadIdx.x; value < kValues * 32; value += blockDim.x) {
-    const int l = value % 32, e = value / 32 % 4, j = value / 128 % kNTiles, i = value / (128 * kNTiles);
-    const long long row = 16 * i + l / 4 + 8 * (e / 2), column = n0 + 8 * j + 2 * (l % 4) + e % 2;
-    if (row >= m || column >= n) continue;
-    float sum = 0.0f;
-    for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
-    if constexpr (kScale == 1) sum *= row_scale[0] * column_scale[0];
-    if constexpr (kScale == 2) sum = sum * column_scale[column] * row_scale[row];
-    const long long at = row * n + column;
-    y[at] = finish<kActivation>(bias ? sum + bias_of(bias, column, n) : sum, residual, at);
-  }
-  __syncthreads();  // every sum read before the next slice's are written
 }
 
 }  // namespace detail
@@ -969,6 +992,7 @@ __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const I
   // Fragment value e of (i, j) of lane l at sums[(warp, (i kNTiles + j) 4 + e) * 32 + l]: a warp writes 128 bytes at a time.
   extern __shared__ unsigned char shared_raw[];
   float* const sums = reinterpret_cast<float*>(shared_raw);
+  constexpr int kValues = kMTiles * kNTiles * 4;
   // A block past the last slice returns at once: a grid rounded up to a multiple of the cluster.
   for (long long n0 = blockIdx.x * 8ll * kNTiles; n0 < n; n0 += gridDim.x * 8ll * kNTiles) {
     float c[kMTiles][kNTiles][4] = {};
@@ -1012,114 +1036,25 @@ __device__ __forceinline__ void decode_rows(const Input* __restrict__ x, const I
         }
       }
     }
-    detail::store_decode_sums<kMTiles, kNTiles, kActivation, kScale>(c, sums, warp, warps, lane, n0, m, n, y, residual, bias, row_scale,
-                                                                     column_scale);
-  }
-}
-
-// decode_rows with the weight brought by the copy engine: each stage of a kStages ring holds kChunkBytes of K of the
-// slice's 8 kNTiles rows of w and of x's first m rows (cp.async.bulk, one copy a row, issued by warp 0's lanes), so a
-// DRAM burst is a row's kChunkBytes, not a thread's 16 bytes, and a block keeps kStages chunks in flight while its
-// warps multiply one from shared memory. A block walks its slices (the blockIdx.x-th, then every gridDim.x-th) and their
-// chunks as one stream, the ring running on across slices; a stage is refilled once every warp has read it
-// (__syncthreads). Rows are kChunkBytes + 64 bytes apart, so a warp's 16-byte reads of 8 rows meet in no bank. The sums
-// and the epilogue are decode_rows' (detail::store_decode_sums). K a multiple of 16 bytes; x, w 16-byte aligned.
-// Shared memory: kStages (8 kNTiles + 16 kMTiles) (kChunkBytes + 64) + 512 kWarps kMTiles kNTiles + 8 kStages bytes.
-// Launch: block [32 kWarps]; grid as decode_rows'.
-template <int kMTiles, int kNTiles, int kChunkBytes, int kStages, int kWarps, int kActivation = 0, typename Input = __nv_bfloat16,
-          int kScale = 0>
-__device__ __forceinline__ void decode_copied(const Input* __restrict__ x, const Input* __restrict__ w,
-                                              const __nv_bfloat16* __restrict__ residual, __nv_bfloat16* __restrict__ y, long long m,
-                                              long long n, long long k, const __nv_bfloat16* __restrict__ bias = nullptr,
-                                              const float* __restrict__ row_scale = nullptr,
-                                              const float* __restrict__ column_scale = nullptr) {
-  static_assert(kMTiles == 1 || kMTiles == 2, "16 or 32 rows of x at most");
-  static_assert(kNTiles == 1 || kNTiles == 2 || kNTiles == 4, "8, 16 or 32 rows of w a block");
-  static_assert(kChunkBytes % 64 == 0 && kStages >= 2, "whole 64-byte chunks, two stages at least");
-  constexpr int kRows = 8 * kNTiles, kXRows = 16 * kMTiles, kStride = kChunkBytes + 64;
-  constexpr int kStageBytes = (kRows + kXRows) * kStride;
-  constexpr bool kPromoted = sizeof(Input) == 1;
-  const long long first = blockIdx.x * static_cast<long long>(kRows), step = gridDim.x * static_cast<long long>(kRows);
-  if (first >= n) return;  // a grid rounded up to a multiple of the cluster
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int g = lane / 4, t = lane % 4;
-  const long long row_bytes = k * static_cast<long long>(sizeof(Input));
-  const long long chunks = (row_bytes + kChunkBytes - 1) / kChunkBytes;  // a slice's stages
-  const long long total = (n - first + step - 1) / step * chunks;        // the block's stages, over all its slices
-  extern __shared__ unsigned char shared_raw[];
-  const unsigned base = shared_address(shared_raw);
-  float* const sums = reinterpret_cast<float*>(shared_raw + kStages * kStageBytes);
-  const unsigned full = base + kStages * kStageBytes + 512 * kWarps * kMTiles * kNTiles;
-  const unsigned char* const x_bytes = reinterpret_cast<const unsigned char*>(x);
-  const unsigned char* const w_bytes = reinterpret_cast<const unsigned char*>(w);
-  // Stage `it` of the block's stream into its ring slot, by warp 0: the rows of w its slice has, then x's m rows.
-  const auto fill = [&](long long it) {
-    const int s = static_cast<int>(it % kStages);
-    const long long n0 = first + it / chunks * step, k0 = it % chunks * kChunkBytes;
-    const int rows = static_cast<int>(n - n0 < kRows ? n - n0 : kRows), x_rows = static_cast<int>(m < kXRows ? m : kXRows);
-    const unsigned bytes = static_cast<unsigned>(row_bytes - k0 < kChunkBytes ? row_bytes - k0 : kChunkBytes);
-    const unsigned stage = base + s * kStageBytes;
-    if (lane == 0) barrier_expect_bytes(full + 8 * s, (rows + x_rows) * bytes);
-    __syncwarp();
-    for (int r = lane; r < rows + x_rows; r += 32) {
-      const unsigned char* source = r < rows ? w_bytes + (n0 + r) * row_bytes + k0 : x_bytes + (r - rows) * row_bytes + k0;
-      bulk_load(stage + (r < rows ? r : kRows + r - rows) * kStride, source, bytes, full + 8 * s);
-    }
-  };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) barrier_init(full + 8 * s, 1);
-    fence_barrier_init();
-  }
-  __syncthreads();
-  if (warp == 0)
-    for (long long it = 0; it < kStages && it < total; ++it) fill(it);
-  float c[kMTiles][kNTiles][4] = {};
-  for (long long it = 0; it < total; ++it) {
-    const int s = static_cast<int>(it % kStages);
-    const long long n0 = first + it / chunks * step, k0 = it % chunks * kChunkBytes;
-    const long long bytes = row_bytes - k0 < kChunkBytes ? row_bytes - k0 : kChunkBytes;
-    barrier_wait(full + 8 * s, static_cast<unsigned>((it / kStages) & 1));
-    const unsigned char* const stage = shared_raw + s * kStageBytes;
 #pragma unroll
-    for (int q = warp; q < kChunkBytes / 64; q += kWarps) {
-      if (q * 64 >= bytes) break;  // the warp as one: mma.sync wants every lane
-      const int at = q * 64 + 16 * t;  // this thread's 16 bytes of the stage's K
-      const bool inside = at < bytes;
-      uint4 b[kNTiles];
+    for (int i = 0; i < kMTiles; ++i)
 #pragma unroll
       for (int j = 0; j < kNTiles; ++j)
-        b[j] = inside && n0 + 8 * j + g < n ? *reinterpret_cast<const uint4*>(stage + (8 * j + g) * kStride + at) : uint4{};
 #pragma unroll
-      for (int i = 0; i < kMTiles; ++i) {
-        const int low = 16 * i + g, high = low + 8;
-        const uint4 a_low = inside && low < m ? *reinterpret_cast<const uint4*>(stage + (kRows + low) * kStride + at) : uint4{};
-        const uint4 a_high = inside && high < m ? *reinterpret_cast<const uint4*>(stage + (kRows + high) * kStride + at) : uint4{};
-#pragma unroll
-        for (int j = 0; j < kNTiles; ++j) {
-          float part[2][4] = {};
-          float (&first_half)[4] = kPromoted ? part[0] : c[i][j];
-          float (&second_half)[4] = kPromoted ? part[1] : c[i][j];
-          detail::mma_32_bytes<Input>(first_half, a_low.x, a_high.x, a_low.y, a_high.y, b[j].x, b[j].y);
-          detail::mma_32_bytes<Input>(second_half, a_low.z, a_high.z, a_low.w, a_high.w, b[j].z, b[j].w);
-          if constexpr (kPromoted) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) c[i][j][e] += part[0][e] + part[1][e];
-          }
-        }
-      }
+        for (int e = 0; e < 4; ++e) sums[(warp * kValues + (i * kNTiles + j) * 4 + e) * 32 + lane] = c[i][j][e];
+    __syncthreads();
+    for (int value = threadIdx.x; value < kValues * 32; value += blockDim.x) {
+      const int l = value % 32, e = value / 32 % 4, j = value / 128 % kNTiles, i = value / (128 * kNTiles);
+      const long long row = 16 * i + l / 4 + 8 * (e / 2), column = n0 + 8 * j + 2 * (l % 4) + e % 2;
+      if (row >= m || column >= n) continue;
+      float sum = 0.0f;
+      for (int from = 0; from < warps; ++from) sum += sums[from * kValues * 32 + value];
+      if constexpr (kScale == 1) sum *= row_scale[0] * column_scale[0];
+      if constexpr (kScale == 2) sum = sum * column_scale[column] * row_scale[row];
+      const long long at = row * n + column;
+      y[at] = detail::finish<kActivation>(bias ? sum + detail::bias_of(bias, column, n) : sum, residual, at);
     }
-    __syncthreads();  // every warp has read stage s: it may be refilled
-    if (warp == 0 && it + kStages < total) fill(it + kStages);
-    if (it % chunks == chunks - 1) {  // the slice's last stage: its sums stored, the next slice's begin at zero
-      detail::store_decode_sums<kMTiles, kNTiles, kActivation, kScale>(c, sums, warp, kWarps, lane, n0, m, n, y, residual, bias,
-                                                                       row_scale, column_scale);
-#pragma unroll
-      for (int i = 0; i < kMTiles; ++i)
-#pragma unroll
-        for (int j = 0; j < kNTiles; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) c[i][j][e] = 0.0f;
-    }
+    __syncthreads();  // every sum read before the next slice's are written
   }
 }
 

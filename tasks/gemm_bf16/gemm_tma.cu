@@ -14,14 +14,11 @@
 // one multiplying while the other stores (kernelarc/gemm_sm90.cuh); shared memory for two staged tiles.
 // The decode path's DECODE_DEPTH (pipelining: times its 16-byte loads in flight a thread), DECODE_WARPS (tiling:
 // a block's warps, splitting K) and DECODE_SM_BLOCKS (tiling: 0 a block a slice; N, N blocks an SM walking the slices).
-// DECODE_COPY (memory): bytes of K of each row a stage holds when the copy engine brings the weight and x's rows into a
-// DECODE_STAGES-deep (pipelining) shared-memory ring (kernelarc::sm90::decode_copied); 0, loads by the threads.
 // Launch: grid [tiles * SPLIT_K, or min(tiles, num_sms rounded down to whole clusters) when PERSISTENT; tiles =
 // ceil_div(M, BM * MULTICAST) * MULTICAST * ceil_div(N, BN)],
 // block [128 * (CONSUMERS + 1)], dynamic shared memory as kernelarc::sm90::TileShape::kSharedBytes; for M <= DECODE_M,
 // grid [ceil_div(N, 8 * DECODE_TILES), at most DECODE_SM_BLOCKS * num_sms unless that is 0] (rounded up to whole
-// clusters), block [32 * DECODE_WARPS], 512 DECODE_WARPS DECODE_TILES ceil_div(DECODE_M, 16) bytes of shared memory, and
-// with DECODE_COPY the ring's DECODE_STAGES (8 DECODE_TILES + 16 ceil_div(DECODE_M, 16)) (DECODE_COPY + 64) + 8 DECODE_STAGES. K must be a multiple of 8 (a tensor map's rows are 16-byte aligned).
+// clusters), block [32 * DECODE_WARPS], 512 DECODE_WARPS DECODE_TILES ceil_div(DECODE_M, 16) bytes of shared memory. K must be a multiple of 8 (a tensor map's rows are 16-byte aligned).
 // Arguments: x, weight, y, the var axes M, N and K, then the tensor maps of x and weight.
 
 // Said here, in the candidate's own file: Hopper (sm_90a) multiplies with wgmma, a B200 (sm_100a) with mma.sync (wgmma is
@@ -39,15 +36,11 @@ extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1) KERNELARC
 gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ y, long long m,
          long long n, long long k, const __grid_constant__ kernelarc::sm90::TensorMap map_x,
          const __grid_constant__ kernelarc::sm90::TensorMap map_w) {
-#if DECODE_M > 0 && DECODE_COPY > 0  // few rows of x: the weight streamed once by the copy engine
-  if (m <= DECODE_M)
-    return kernelarc::sm90::decode_copied<(DECODE_M + 15) / 16, DECODE_TILES, DECODE_COPY, DECODE_STAGES, DECODE_WARPS, 0>(
-        x, weight, nullptr, y, m, n, k);
-#elif DECODE_M > 0  // few rows of x: the weight streamed once, as the launch rule's `decode` says
+#if DECODE_M > 0  // few rows of x: the weight streamed once, as the launch rule's `decode` says
   if (m <= DECODE_M)
     return kernelarc::sm90::decode_rows<(DECODE_M + 15) / 16, DECODE_TILES, DECODE_DEPTH, 0>(x, weight, nullptr, y, m, n, k);
 #endif
-  kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 0, SPLIT_K, false, __nv_bfloat16, 0, true,
-                             PERSISTENT == 1, MULTICAST, MMA == 0 && KERNELARC_WGMMA, PINGPONG == 1>(
+  kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE >= 1, 0, SPLIT_K, false, __nv_bfloat16, 0, true,
+                             PERSISTENT == 1, MULTICAST, MMA == 0 && KERNELARC_WGMMA, PINGPONG == 1, EPILOGUE == 2>(
       x, weight, nullptr, y, m, n, k, nullptr, nullptr, nullptr, nullptr, &map_x, &map_w);
 }

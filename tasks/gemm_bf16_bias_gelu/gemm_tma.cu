@@ -40,7 +40,7 @@ gemm_tma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ 
   if (m <= DECODE_M)
     return kernelarc::sm90::decode_rows<(DECODE_M + 15) / 16, DECODE_TILES, DECODE_DEPTH, 1>(x, weight, nullptr, y, m, n, k, bias);
 #endif
-  kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE == 1, 1, SPLIT_K, false, __nv_bfloat16, 0, true,
-                             PERSISTENT == 1, MULTICAST, MMA == 0 && KERNELARC_WGMMA, PINGPONG == 1>(
+  kernelarc::sm90::gemm_tile<BM, BN, BK, STAGES, CONSUMERS, GROUP_M, EPILOGUE >= 1, 1, SPLIT_K, false, __nv_bfloat16, 0, true,
+                             PERSISTENT == 1, MULTICAST, MMA == 0 && KERNELARC_WGMMA, PINGPONG == 1, EPILOGUE == 2>(
       x, weight, nullptr, y, m, n, k, bias, nullptr, nullptr, nullptr, &map_x, &map_w);
 }
