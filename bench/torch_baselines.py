@@ -2,12 +2,17 @@
 """T_b for the SOL score: a task's PyTorch reference timed in eager mode and under torch.compile, per workload.
 
 The time of one call is the span of its kernels on the device (first start to last end, from the profiler's CUPTI
-records), as the judge times a candidate, with the L2 flushed before every call: host launch overhead is not counted,
-which at decode sizes is most of a host-side timing. Writes, per task, OUT/TASK-torch.json (both times per workload and
-how they were taken) and OUT/TASK-baseline.json (uuid -> the faster of the two, in ms: `kernelarc run --baseline-file`).
+records), as SOL-ExecBench times it, with the L2 flushed before every call: host launch gaps between a call's kernels
+count, launch overhead before its first kernel does not. Writes, per task, OUT/TASK-torch.json (the times per workload
+and how they were taken) and OUT/TASK-baseline.json (uuid -> T_b, the faster of eager and torch.compile, in ms:
+`kernelarc run --baseline-file`).
+
+torch.compile is timed a second time replayed from a CUDA graph (mode="reduce-overhead", the inputs marked static as a
+server's fixed buffers are): no launch gaps at all. It is not part of T_b, which is the benchmark's; it is what a user who
+serves with graphs compares against (bench/family_table.py's "with graphs" columns).
 
     python3 bench/torch_baselines.py OUT_DIR softmax add_rmsnorm matmul [--tasks-dir tasks] [--iterations 50]
-        [--workloads uuid,uuid]
+        [--workloads uuid,uuid] [--no-compile] [--no-graphs]
 """
 import argparse
 import json
@@ -64,6 +69,26 @@ def measure(function, args, flush, iterations, warmup):
     return statistics.median(samples) / 1e6, timer  # ns -> ms
 
 
+def compiled_with_graphs(reference, args):
+    """torch.compile(mode="reduce-overhead") of the reference, and whether it fell back to no graph (a skip torch counts)."""
+    torch._dynamo.reset()
+    for arg in args:
+        if isinstance(arg, torch.Tensor):
+            torch._dynamo.mark_static_address(arg)  # no copy into the graph's own input buffers is timed
+    compiled = torch.compile(reference, mode="reduce-overhead", dynamic=False)
+
+    def step(*arguments):
+        torch.compiler.cudagraph_mark_step_begin()  # each call a new replay: the last call's outputs are not kept
+        return compiled(*arguments)
+
+    counters = torch._dynamo.utils.counters["inductor"]
+    skips = counters["cudagraph_skips"]
+    for _ in range(3):  # compiled, warmed, then recorded: cudagraph trees record on a later call than the first
+        step(*args)
+    torch.cuda.synchronize()
+    return step, counters["cudagraph_skips"] > skips
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out")
@@ -72,6 +97,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--no-compile", action="store_true", help="eager only")
+    parser.add_argument("--no-graphs", action="store_true", help="torch.compile not timed a second time from a CUDA graph")
     parser.add_argument("--workloads", help="only these workload uuids, comma-separated (default: every workload)")
     options = parser.parse_args()
     precision = pin_precision()
@@ -101,12 +127,21 @@ def main():
                     compiled(*args)
                     compile_seconds = time.time() - began
                     compiled_ms, _ = measure(compiled, args, flush, options.iterations, options.warmup)
+                graphs_ms, graphs_timer = None, None
+                if not options.no_compile and not options.no_graphs:
+                    graphed, skipped = compiled_with_graphs(reference, args)
+                    graphs_ms, graphs_timer = measure(graphed, args, flush, options.iterations, options.warmup)
+                    if skipped:  # torch ran it without a graph: the figure is torch.compile's again, said so
+                        graphs_timer += "; cudagraphs skipped by torch"
             best = min(eager_ms, compiled_ms)
             baseline[workload["uuid"]] = best
-            rows.append({"uuid": workload["uuid"], "eager_ms": eager_ms, "compile_ms": None if math.isinf(compiled_ms) else compiled_ms,
-                         "baseline_ms": best, "timer": timer, "compile_seconds": round(compile_seconds, 1)})
+            rows.append({"uuid": workload["uuid"], "axes": workload["axes"], "eager_ms": eager_ms,
+                         "compile_ms": None if math.isinf(compiled_ms) else compiled_ms, "compile_graphs_ms": graphs_ms,
+                         "baseline_ms": best, "timer": timer, "graphs_timer": graphs_timer,
+                         "compile_seconds": round(compile_seconds, 1)})
             print(f"{name} {workload['uuid']}: eager {eager_ms * 1e3:.2f} us, compile "
-                  f"{'-' if math.isinf(compiled_ms) else f'{compiled_ms * 1e3:.2f} us'} ({timer})", flush=True)
+                  f"{'-' if math.isinf(compiled_ms) else f'{compiled_ms * 1e3:.2f} us'}, with graphs "
+                  f"{'-' if graphs_ms is None else f'{graphs_ms * 1e3:.2f} us ({graphs_timer})'} ({timer})", flush=True)
         record = {"task": name, "device": properties.name, "torch": torch.__version__, "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
                   "iterations": options.iterations, "l2_flush_bytes": flush.numel() * 4, "precision": precision, "workloads": rows}
         (out / f"{name}-torch.json").write_text(json.dumps(record, indent=1) + "\n")
