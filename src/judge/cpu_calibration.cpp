@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/hash.h"
+#include "judge/build_cache.h"
 
 namespace kernelarc::judge {
 
@@ -119,16 +120,12 @@ std::optional<task::DevicePeaks> load_cpu_calibration(const std::filesystem::pat
 void save_cpu_calibration(const std::filesystem::path& cache_directory, const task::DevicePeaks& peaks) {
   std::filesystem::create_directories(cache_directory);
   const auto file = calibration_file(cache_directory);
-  const auto temporary = file.string() + ".tmp";
-  {
-    std::ofstream out(temporary);
-    out << nlohmann::json{{"name", peaks.name},
-                          {"bytes_per_second", peaks.bytes_per_second},
-                          {"flops_per_second", peaks.flops_per_second},
-                          {"source", peaks.source}}
-               .dump(2);
-  }
-  std::filesystem::rename(temporary, file);
+  // Through a temporary file of this call's own: runs started together on one cache calibrate at once.
+  write_file_atomically(file, nlohmann::json{{"name", peaks.name},
+                                             {"bytes_per_second", peaks.bytes_per_second},
+                                             {"flops_per_second", peaks.flops_per_second},
+                                             {"source", peaks.source}}
+                                  .dump(2));
 }
 
 task::DevicePeaks cpu_peaks(const CpuCompiler& compiler, const std::filesystem::path& cache_directory) {
