@@ -444,35 +444,61 @@ __device__ __forceinline__ __nv_bfloat16 swiglu(float gate, float up) {
 }
 
 // Split-K's reduction, by the consumer threads of each block of the cluster: every block but the first leaves its fp32
-// sums in its shared memory (register r of consumer thread t at r * threads + t, so that a warp reads 128 bytes at a
-// time), and the first adds them to its own through distributed shared memory; only the sums of the tile's first `rows`
-// rows, the ones y has (a decode tile's other rows would be most of the traffic). True for the first block, which goes
-// on to the epilogue; the others are done once the first has read them (the second barrier).
+// sums in its shared memory (kWidth consecutive registers of m64 fragment i of consumer thread t as one vector at
+// (i * kVectors + v) * threads + t, so that a warp moves 256 or 512 bytes an instruction), and the first adds them to its
+// own through distributed shared memory, kBatch loads issued before their sums, as a remote load takes hundreds of
+// cycles; only the fragments with a row y has (a decode tile's others would be most of the traffic). True for the first
+// block, which goes on to the epilogue; the others are done once the first has read them (the second barrier).
+template <int kWidth> struct SumVector;
+template <> struct SumVector<2> { using type = float2; };
+template <> struct SumVector<4> { using type = float4; };
+
 template <typename Shape, int kBlockN, int kConsumers, int kSplitK, typename Accumulators>
 __device__ __forceinline__ bool add_the_splits(Accumulators& acc, unsigned char* data, unsigned rank, long long rows) {
-  constexpr int kThreads = 128 * kConsumers, kColumns = kBlockN / 2;
+  // float4s, but float2s beside a BN 256 tile's 128 sums: four-register loads there left the gate-up tile spilling.
+  constexpr int kThreads = 128 * kConsumers, kWidth = kBlockN >= 256 ? 2 : 4, kVectors = kBlockN / 2 / kWidth;
+  using Vector = typename SumVector<kWidth>::type;
+  constexpr int kBatch = kVectors < 8 ? kVectors : 8;
   const int me = threadIdx.x - 128, t = me % 128;
-  // Register 4j + 2h + c of an m64 fragment is row 16 * warp + lane / 4 + 8h of it (gemm_tile's epilogue says the same).
+  // Register 4j + 2h + c of an m64 fragment is row 16 * warp + lane / 4 + 8h of it (gemm_tile's epilogue says the same):
+  // fragment i has a row of y when its first one, h = 0, is one.
   const int first_row = me / 128 * Shape::kConsumerRows + 16 * (t / 32) + t % 32 / 4;
-  const auto used = [&](int i, int j) { return first_row + i * 64 + 8 * (j / 2 % 2) < rows; };
-  float* const partial = reinterpret_cast<float*>(data);
+  Vector* const partial = reinterpret_cast<Vector*>(data);
   named_barrier(1, kThreads);  // every consumer warpgroup is done with the ring before it is overwritten
   if (rank != 0) {
 #pragma unroll
     for (int i = 0; i < Shape::kMmas; ++i)
+      if (first_row + i * 64 < rows) {
 #pragma unroll
-      for (int j = 0; j < kColumns; ++j)
-        if (used(i, j)) partial[(i * kColumns + j) * kThreads + me] = acc[i][j];
+        for (int v = 0; v < kVectors; ++v) {
+          Vector sums;
+          float* const lanes = reinterpret_cast<float*>(&sums);
+#pragma unroll
+          for (int c = 0; c < kWidth; ++c) lanes[c] = acc[i][kWidth * v + c];
+          partial[(i * kVectors + v) * kThreads + me] = sums;
+        }
+      }
   }
   cluster_sync();
   if (rank == 0) {
     for (unsigned other = 1; other < kSplitK; ++other) {
-      const float* const theirs = static_cast<const float*>(__cluster_map_shared_rank(static_cast<void*>(partial), other));
+      const Vector* const theirs = static_cast<const Vector*>(__cluster_map_shared_rank(static_cast<void*>(partial), other));
 #pragma unroll
       for (int i = 0; i < Shape::kMmas; ++i)
+        if (first_row + i * 64 < rows) {
 #pragma unroll
-        for (int j = 0; j < kColumns; ++j)
-          if (used(i, j)) acc[i][j] += theirs[(i * kColumns + j) * kThreads + me];
+          for (int v0 = 0; v0 < kVectors; v0 += kBatch) {
+            Vector sums[kBatch];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+              if (v0 + b < kVectors) sums[b] = theirs[(i * kVectors + v0 + b) * kThreads + me];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+#pragma unroll
+              for (int c = 0; c < kWidth; ++c)
+                if (v0 + b < kVectors) acc[i][kWidth * (v0 + b) + c] += reinterpret_cast<const float*>(&sums[b])[c];
+          }
+        }
     }
   }
   cluster_sync();
