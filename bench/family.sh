@@ -9,7 +9,10 @@
 # every TASK.json in OUT_DIR: OUT_DIR/family.md, and docs/BENCHMARKS.md's family section when WRITE_DOCS=1. A task
 # whose results are already in OUT_DIR is measured again; tasks measured in separate calls land in one table.
 #
-# Settings (environment): KERNELARC (build/kernelarc), DEVICE (cuda:0), AGENTS (4), BUDGET (48 candidates),
+# With several GPUs the tasks are dealt to them (GPUS, default every GPU nvidia-smi lists; one task a GPU at a time, the
+# GPU the only one its torch and its run see), so 8 GPUs measure the family in one task's time.
+#
+# Settings (environment): KERNELARC (build/kernelarc), GPUS (indices, e.g. "0 1"), AGENTS (4), BUDGET (48 candidates),
 # TIME_LIMIT (8m per task's run), SEED (1), PYTHON (python3, with torch and CUDA).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,38 +22,55 @@ shift
 tasks=("$@")
 [[ ${#tasks[@]} -gt 0 ]] || tasks=(softmax_bf16 fused_add_rmsnorm post_rmsnorm layernorm swiglu gelu_tanh_mul rotary qk_rmsnorm)
 kernelarc=${KERNELARC:-build/kernelarc}
-device=${DEVICE:-cuda:0} agents=${AGENTS:-4} budget=${BUDGET:-48} time_limit=${TIME_LIMIT:-8m} seed=${SEED:-1}
+agents=${AGENTS:-4} budget=${BUDGET:-48} time_limit=${TIME_LIMIT:-8m} seed=${SEED:-1}
 python=${PYTHON:-python3}
 mkdir -p "$out" && out=$(cd "$out" && pwd) && mkdir -p "$out/baselines" "$out/runs" "$out/stores"
+if [[ -n ${GPUS:-} ]]; then
+  read -r -a gpus <<< "$GPUS"
+else
+  mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr -d ' ')
+  [[ ${#gpus[@]} -gt 0 ]] || gpus=(0)
+fi
 
 # The GPU, its driver and its clocks now: each task's line says what the run saw.
 device_line() {
   local gpu
-  gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null | head -n 1) ||
+  gpu=$(nvidia-smi -i "$1" --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null | head -n 1) ||
     gpu="no nvidia-smi"
-  echo "$(date -u +%Y-%m-%dT%H:%MZ), $gpu (name, driver, SM clock, max SM clock, memory clock, temperature)"
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), GPU $1: $gpu (name, driver, SM clock, max SM clock, memory clock, temperature)"
 }
 
-for task in "${tasks[@]}"; do
-  echo "== $task: torch eager and torch.compile per workload"
+# One task on GPU $2, which alone its torch and its run see (as cuda:0).
+measure_task() {
+  local task=$1 gpu=$2 before command
+  export CUDA_VISIBLE_DEVICES=$gpu
+  echo "== $task (GPU $gpu): torch eager and torch.compile per workload"
   "$python" bench/torch_baselines.py "$out/baselines" "$task" > "$out/baselines/$task.log" 2>&1 || {
     tail -n 20 "$out/baselines/$task.log"
     echo "$task: no torch baselines, skipped"
-    continue
+    return 0
   }
   tail -n 2 "$out/baselines/$task.log"
-  before=$(device_line)
-  command="kernelarc run $task --device $device --agents $agents --budget $budget --time-limit $time_limit --seed $seed --baseline-file $task-baseline.json"
-  echo "== $task: $command"
+  before=$(device_line "$gpu")
+  command="kernelarc run $task --device cuda:0 --agents $agents --budget $budget --time-limit $time_limit --seed $seed --baseline-file $task-baseline.json"
+  echo "== $task (GPU $gpu): $command"
   rm -f "$out/stores/$task.db"
-  "$kernelarc" run "$task" --device "$device" --agents "$agents" --budget "$budget" --time-limit "$time_limit" --seed "$seed" \
+  "$kernelarc" run "$task" --device cuda:0 --agents "$agents" --budget "$budget" --time-limit "$time_limit" --seed "$seed" \
     --baseline-file "$out/baselines/$task-baseline.json" --store "$out/stores/$task.db" --json \
     > "$out/runs/$task.json" 2> "$out/runs/$task.log" || true
   tail -n 3 "$out/runs/$task.log"
-  echo "before the run: $before; after: $(device_line)" > "$out/runs/$task-device.txt"
+  echo "before the run: $before; after: $(device_line "$gpu")" > "$out/runs/$task-device.txt"
   "$python" bench/family_table.py summarize "$out/stores/$task.db" "$out/runs/$task.json" "$out/baselines/$task-torch.json" \
     "$out/runs/$task-device.txt" "$command" > "$out/$task.json" || { echo "$task: no summary (see runs/$task.log)"; rm -f "$out/$task.json"; }
+}
+
+# The tasks dealt to the GPUs in turn; each GPU works through its share in the background.
+for slot in "${!gpus[@]}"; do
+  (
+    for ((t = slot; t < ${#tasks[@]}; t += ${#gpus[@]})); do measure_task "${tasks[t]}" "${gpus[slot]}"; done
+  ) &
 done
+wait
 
 summaries=()
 for summary in "$out"/*.json; do [[ -e $summary ]] && summaries+=("$summary"); done

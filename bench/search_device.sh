@@ -1,55 +1,75 @@
 #!/usr/bin/env bash
-# `kernelarc run` with screening on the GPU machine (issue 25): for each task, a run from the template's default and one
-# from a random start, each with a time limit; then a table of what each run did (screened, judged, promotions, the
-# speed-up timed side by side, screenings per minute) from the runs' --json summaries and journals; then each run's best
-# and the template's default judged in full twice each, alternately, in the same call, and the ratio of their geometric
-# means (issue 25's comparison with the hand-chosen default; COMPARE=0 skips it).
+# `kernelarc run` with screening on the GPU machine (issue 25): for each task, seed and start (the template's default, a
+# random one), a run with a time limit; then a table of what each run did (screened, judged, promotions, the speed-up
+# timed side by side, screenings per minute) from the runs' --json summaries and stores; then each run's best and the
+# template's default judged in full twice each, alternately, on the run's GPU right after it, and the ratio of their
+# geometric means (issue 25's comparison with the hand-chosen default; COMPARE=0 skips it).
 #
 #   bash bench/search_device.sh OUT_DIR
 #
+# The runs are spread over the machine's GPUs, one run a GPU at a time (a GPU's runs one after another): on 8 GPUs the
+# issue's 8 tasks take one run's time per seed. Each run has its own store, OUT_DIR/stores/NAME.db.
 # From the repository root with bundle/ carried (scripts/device bundle). Settings (environment): TASKS (softmax_bf16),
-# LIMIT (the time limit of each run, 150s), STARTS (default random), SEED (1), DEVICE (cuda:0), KERNELARC (bundle/kernelarc).
+# LIMIT (the time limit of each run, 150s), STARTS (default random), SEEDS (1; SEED is one seed), DEVICES (every GPU
+# nvidia-smi lists, as cuda:N; DEVICE is one), KERNELARC (bundle/kernelarc).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 out=${1:?usage: bash bench/search_device.sh OUT_DIR}
-mkdir -p "$out" && out=$(cd "$out" && pwd)
+mkdir -p "$out/stores" && out=$(cd "$out" && pwd)
 kernelarc=${KERNELARC:-bundle/kernelarc}
 read -r -a tasks <<< "${TASKS:-softmax_bf16}"
 read -r -a starts <<< "${STARTS:-default random}"
-limit=${LIMIT:-150s} seed=${SEED:-1} device=${DEVICE:-cuda:0}
+read -r -a seeds <<< "${SEEDS:-${SEED:-1}}"
+limit=${LIMIT:-150s}
+if [[ -n ${DEVICES:-} ]]; then
+  read -r -a devices <<< "$DEVICES"
+elif [[ -n ${DEVICE:-} ]]; then
+  devices=("$DEVICE")
+else
+  mapfile -t devices < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | sed 's/^ */cuda:/')
+  [[ ${#devices[@]} -gt 0 ]] || devices=(cuda:0)
+fi
 source bench/device_environment.sh
 bench_environment "$out"
 
-for task in "${tasks[@]}"; do
-  for start in "${starts[@]}"; do
-    name="$task-$start-seed$seed"
-    echo "[$(date -u +%H:%M:%S)] $name: kernelarc run $task --device $device --time-limit $limit --start $start --seed $seed"
-    "$kernelarc" run "$task" --device "$device" --time-limit "$limit" --start "$start" --seed "$seed" --budget 1000 --json \
-      > "$out/$name.json" 2> "$out/$name.log"
-    echo "exit $?"
-    tail -n 4 "$out/$name.log"
+# One run and, unless COMPARE=0, the default and the run's best judged twice each, alternately, on the same GPU.
+run_one() {
+  local task=$1 start=$2 seed=$3 device=$4 name="$1-$2-seed$3" round
+  echo "[$(date -u +%H:%M:%S)] $name on $device: kernelarc run $task --time-limit $limit --start $start --seed $seed"
+  "$kernelarc" run "$task" --device "$device" --time-limit "$limit" --start "$start" --seed "$seed" --budget 1000 \
+    --store "$out/stores/$name.db" --json > "$out/$name.json" 2> "$out/$name.log"
+  echo "[$(date -u +%H:%M:%S)] $name: exit $?; $(tail -n 1 "$out/$name.log")"
+  [[ ${COMPARE:-1} != 0 && -s $out/$name.json ]] || return 0
+  local best=()
+  read -r -a best < <(python3 -c 'import json, sys; print(" ".join(f"--knob {k}={v}" for k, v in json.load(open(sys.argv[1])).get("best_knobs", {}).items()))' "$out/$name.json")
+  for round in 1 2; do
+    "$kernelarc" eval "$task" --device "$device" --json --quiet > "$out/$name-default-$round.eval.json" 2> /dev/null
+    "$kernelarc" eval "$task" --device "$device" --json --quiet "${best[@]}" > "$out/$name-best-$round.eval.json" 2> /dev/null
+  done
+}
+
+# The runs dealt to the GPUs in turn; each GPU works through its share in the background.
+jobs=()
+for seed in "${seeds[@]}"; do
+  for task in "${tasks[@]}"; do
+    for start in "${starts[@]}"; do jobs+=("$task $start $seed"); done
   done
 done
-
-# The issue's comparison, in this same call: each run's best and the template's default (its first values) judged in full,
-# twice each, alternately (default, best, default, best); the ratio of their geometric means over the visible workloads.
-if [[ ${COMPARE:-1} != 0 ]]; then
-  for summary in "$out"/*-seed*.json; do
-    [[ -s $summary ]] || continue
-    name=$(basename "$summary" .json) task=${name%%-*}
-    read -r -a best < <(python3 -c 'import json, sys; print(" ".join(f"--knob {k}={v}" for k, v in json.load(open(sys.argv[1])).get("best_knobs", {}).items()))' "$summary")
-    for round in 1 2; do
-      "$kernelarc" eval "$task" --device "$device" --json --quiet > "$out/$name-default-$round.eval.json" 2> /dev/null
-      "$kernelarc" eval "$task" --device "$device" --json --quiet "${best[@]}" > "$out/$name-best-$round.eval.json" 2> /dev/null
+echo "${#jobs[@]} runs of $limit on ${#devices[@]} device(s): ${devices[*]}"
+for slot in "${!devices[@]}"; do
+  (
+    for ((j = slot; j < ${#jobs[@]}; j += ${#devices[@]})); do
+      read -r task start seed <<< "${jobs[j]}"
+      run_one "$task" "$start" "$seed" "${devices[slot]}"
     done
-  done
-fi
+  ) &
+done
+wait
 
 python3 - "$out" <<'EOF'
 import json, math, pathlib, sqlite3, sys
 out = pathlib.Path(sys.argv[1])
-db = sqlite3.connect(out / "runs.db")
 print("\n| run | screened | judged | promotions | screenings per minute | speed-up (side by side) | best knobs |")
 print("|---|---|---|---|---|---|---|")
 for path in sorted(out.glob("*-seed*.json")):
@@ -65,6 +85,7 @@ for path in sorted(out.glob("*-seed*.json")):
     print(f"| {path.stem} | {s.get('screened', 0)} | {s['judged']} | {s['promotions']} | {rate:.0f} | "
           f"{'%.3fx' % speed if speed else '-'}{' (paired)' if s.get('paired_speedup') else ''} | {json.dumps(s.get('best_knobs'))} |")
     # Where the screening time went: the journal's screened events, their seconds, by fidelity.
+    db = sqlite3.connect(out / "stores" / f"{path.stem}.db")
     rows = db.execute("select payload_json from events where run_id = ? and kind = 'screened'", (s["run_id"],)).fetchall()
     by, phases = {}, {}
     for (payload,) in rows:
