@@ -17,3 +17,26 @@ bench_environment() {
   } > "$out/device.txt"
   cat "$out/device.txt"
 }
+
+# each_on_gpus FUNCTION JOB...: the jobs dealt to the GPUs in turn (GPUS, e.g. "0 1"; default every GPU nvidia-smi
+# lists), each GPU working through its share in the background, one job at a time, with CUDA_VISIBLE_DEVICES naming it
+# alone (so it is cuda:0 there); `FUNCTION JOB GPU` runs each job. Returns when every GPU is done.
+each_on_gpus() {
+  local function=$1 gpus slot
+  shift
+  local jobs=("$@")
+  if [[ -n ${GPUS:-} ]]; then
+    read -r -a gpus <<< "$GPUS"
+  else
+    mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr -d ' ')
+    [[ ${#gpus[@]} -gt 0 ]] || gpus=(0)
+  fi
+  echo "${#jobs[@]} job(s) on ${#gpus[@]} GPU(s): ${gpus[*]}"
+  for slot in "${!gpus[@]}"; do
+    (
+      export CUDA_VISIBLE_DEVICES=${gpus[slot]}
+      for ((j = slot; j < ${#jobs[@]}; j += ${#gpus[@]})); do "$function" "${jobs[j]}" "${gpus[slot]}"; done
+    ) &
+  done
+  wait
+}

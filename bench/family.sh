@@ -25,12 +25,7 @@ kernelarc=${KERNELARC:-build/kernelarc}
 agents=${AGENTS:-4} budget=${BUDGET:-48} time_limit=${TIME_LIMIT:-8m} seed=${SEED:-1}
 python=${PYTHON:-python3}
 mkdir -p "$out" && out=$(cd "$out" && pwd) && mkdir -p "$out/baselines" "$out/runs" "$out/stores"
-if [[ -n ${GPUS:-} ]]; then
-  read -r -a gpus <<< "$GPUS"
-else
-  mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | tr -d ' ')
-  [[ ${#gpus[@]} -gt 0 ]] || gpus=(0)
-fi
+source bench/device_environment.sh  # each_on_gpus
 
 # The GPU, its driver and its clocks now: each task's line says what the run saw.
 device_line() {
@@ -40,10 +35,9 @@ device_line() {
   echo "$(date -u +%Y-%m-%dT%H:%MZ), GPU $1: $gpu (name, driver, SM clock, max SM clock, memory clock, temperature)"
 }
 
-# One task on GPU $2, which alone its torch and its run see (as cuda:0).
+# One task on GPU $2, which alone its torch and its run see (as cuda:0: each_on_gpus).
 measure_task() {
   local task=$1 gpu=$2 before command
-  export CUDA_VISIBLE_DEVICES=$gpu
   echo "== $task (GPU $gpu): torch eager and torch.compile per workload"
   "$python" bench/torch_baselines.py "$out/baselines" "$task" > "$out/baselines/$task.log" 2>&1 || {
     tail -n 20 "$out/baselines/$task.log"
@@ -64,13 +58,7 @@ measure_task() {
     "$out/runs/$task-device.txt" "$command" > "$out/$task.json" || { echo "$task: no summary (see runs/$task.log)"; rm -f "$out/$task.json"; }
 }
 
-# The tasks dealt to the GPUs in turn; each GPU works through its share in the background.
-for slot in "${!gpus[@]}"; do
-  (
-    for ((t = slot; t < ${#tasks[@]}; t += ${#gpus[@]})); do measure_task "${tasks[t]}" "${gpus[slot]}"; done
-  ) &
-done
-wait
+each_on_gpus measure_task "${tasks[@]}"
 
 summaries=()
 for summary in "$out"/*.json; do [[ -e $summary ]] && summaries+=("$summary"); done

@@ -3,7 +3,8 @@
 
     run_table.py task STORE RUN_ID TORCH_JSON   per workload: the start, the run's best, torch eager and compile, T_sol,
                                                 the best's SOL score (T_b = the faster torch), then geometric means
-    run_table.py experiment RESULTS_JSONL       the board experiment: mean and spread of the final SOL score per setting
+    run_table.py experiment RESULTS_JSONL       the board experiment: mean and 95% interval of the final SOL score per
+                                                task and setting
 """
 import json
 import math
@@ -60,20 +61,34 @@ def task_table(store, run_id, torch_json):
           f"{statistics.mean(scores) if scores else float('nan'):.3f} (mean) |")
 
 
+# Student's t at 97.5% for 1 to 10 degrees of freedom (more: the normal's 1.96 is within 5%): a 95% interval of a mean.
+T_975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+
+
+def interval95(values):
+    """Half the width of the 95% confidence interval of the mean of values (Student's t), 0 for fewer than two."""
+    if len(values) < 2:
+        return 0.0
+    t = T_975[len(values) - 2] if len(values) - 2 < len(T_975) else 1.96
+    return t * statistics.stdev(values) / math.sqrt(len(values))
+
+
 def experiment_table(results):
     rows = [json.loads(line) for line in open(results) if line.strip()]
     settings = {}
     for row in rows:
-        settings.setdefault(row["setting"], []).append(row)
-    print("| setting | runs | candidates each | final SOL score: mean | spread (stdev) | min | max | best time us: mean |")
-    print("|---|---|---|---|---|---|---|---|")
-    for setting, group in settings.items():
+        settings.setdefault((row.get("task", ""), row["setting"]), []).append(row)
+    print("| task | setting | runs | candidates judged (mean) | final SOL score: mean | 95% interval | min | max | best time us: mean |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (task, setting), group in settings.items():
         scores = [r["sol_score"] for r in group if r.get("sol_score") is not None]
         times = [r["best_ns"] / 1e3 for r in group if r.get("best_ns")]
-        spread = statistics.stdev(scores) if len(scores) > 1 else 0.0
-        print(f"| {setting} | {len(group)} | {group[0]['judged']} | {statistics.mean(scores) if scores else float('nan'):.4f} | {spread:.4f} | "
-              f"{min(scores, default=float('nan')):.4f} | {max(scores, default=float('nan')):.4f} | "
-              f"{statistics.mean(times) if times else float('nan'):.2f} |")
+        judged = [r["judged"] for r in group if r.get("judged") is not None]
+        mean = statistics.mean(scores) if scores else float("nan")
+        half = interval95(scores)
+        print(f"| {task} | {setting} | {len(group)} | {statistics.mean(judged) if judged else float('nan'):.1f} | {mean:.4f} | "
+              f"{mean - half:.4f} to {mean + half:.4f} | {min(scores, default=float('nan')):.4f} | "
+              f"{max(scores, default=float('nan')):.4f} | {statistics.mean(times) if times else float('nan'):.2f} |")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@
 # The runs are spread over the machine's GPUs, one run a GPU at a time (a GPU's runs one after another): on 8 GPUs the
 # issue's 8 tasks take one run's time per seed. Each run has its own store, OUT_DIR/stores/NAME.db.
 # From the repository root with bundle/ carried (scripts/device bundle). Settings (environment): TASKS (softmax_bf16),
-# LIMIT (the time limit of each run, 150s), STARTS (default random), SEEDS (1; SEED is one seed), DEVICES (every GPU
-# nvidia-smi lists, as cuda:N; DEVICE is one), KERNELARC (bundle/kernelarc).
+# LIMIT (the time limit of each run, 150s), STARTS (default random), SEEDS (1; SEED is one seed), GPUS (every GPU
+# nvidia-smi lists; bench/device_environment.sh's each_on_gpus), DEVICE (what each run is given, cuda:0: its GPU alone),
+# KERNELARC (bundle/kernelarc).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,22 +22,16 @@ kernelarc=${KERNELARC:-bundle/kernelarc}
 read -r -a tasks <<< "${TASKS:-softmax_bf16}"
 read -r -a starts <<< "${STARTS:-default random}"
 read -r -a seeds <<< "${SEEDS:-${SEED:-1}}"
-limit=${LIMIT:-150s}
-if [[ -n ${DEVICES:-} ]]; then
-  read -r -a devices <<< "$DEVICES"
-elif [[ -n ${DEVICE:-} ]]; then
-  devices=("$DEVICE")
-else
-  mapfile -t devices < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | sed 's/^ */cuda:/')
-  [[ ${#devices[@]} -gt 0 ]] || devices=(cuda:0)
-fi
+limit=${LIMIT:-150s} device=${DEVICE:-cuda:0}
 source bench/device_environment.sh
 bench_environment "$out"
 
 # One run and, unless COMPARE=0, the default and the run's best judged twice each, alternately, on the same GPU.
 run_one() {
-  local task=$1 start=$2 seed=$3 device=$4 name="$1-$2-seed$3" round
-  echo "[$(date -u +%H:%M:%S)] $name on $device: kernelarc run $task --time-limit $limit --start $start --seed $seed"
+  local task start seed name round
+  read -r task start seed <<< "$1"
+  name="$task-$start-seed$seed"
+  echo "[$(date -u +%H:%M:%S)] $name on GPU $2: kernelarc run $task --time-limit $limit --start $start --seed $seed"
   "$kernelarc" run "$task" --device "$device" --time-limit "$limit" --start "$start" --seed "$seed" --budget 1000 \
     --store "$out/stores/$name.db" --json > "$out/$name.json" 2> "$out/$name.log"
   echo "[$(date -u +%H:%M:%S)] $name: exit $?; $(tail -n 1 "$out/$name.log")"
@@ -49,23 +44,13 @@ run_one() {
   done
 }
 
-# The runs dealt to the GPUs in turn; each GPU works through its share in the background.
 jobs=()
 for seed in "${seeds[@]}"; do
   for task in "${tasks[@]}"; do
     for start in "${starts[@]}"; do jobs+=("$task $start $seed"); done
   done
 done
-echo "${#jobs[@]} runs of $limit on ${#devices[@]} device(s): ${devices[*]}"
-for slot in "${!devices[@]}"; do
-  (
-    for ((j = slot; j < ${#jobs[@]}; j += ${#devices[@]})); do
-      read -r task start seed <<< "${jobs[j]}"
-      run_one "$task" "$start" "$seed" "${devices[slot]}"
-    done
-  ) &
-done
-wait
+each_on_gpus run_one "${jobs[@]}"
 
 python3 - "$out" <<'EOF'
 import json, math, pathlib, sqlite3, sys
