@@ -13,7 +13,9 @@
 # GPU the only one its torch and its run see), so 8 GPUs measure the family in one task's time.
 #
 # Settings (environment): KERNELARC (build/kernelarc), GPUS (indices, e.g. "0 1"), AGENTS (4), BUDGET (48 candidates),
-# TIME_LIMIT (8m per task's run), SEED (1), PYTHON (python3, with torch and CUDA).
+# TIME_LIMIT (8m per task's run), SEED (1), TEMPLATE (the run's; default the task's first for the GPU), NO_COMPILE (1: T_b
+# from eager alone, where torch.compile is known slower and its compiles would take the call's time, as for a GEMM),
+# PYTHON (python3, with torch and CUDA).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,17 +41,20 @@ device_line() {
 measure_task() {
   local task=$1 gpu=$2 before command
   echo "== $task (GPU $gpu): torch eager and torch.compile per workload"
-  "$python" bench/torch_baselines.py "$out/baselines" "$task" > "$out/baselines/$task.log" 2>&1 || {
+  local torch_options=() run_options=()
+  [[ ${NO_COMPILE:-0} == 1 ]] && torch_options=(--no-compile)
+  [[ -n ${TEMPLATE:-} ]] && run_options=(--template "$TEMPLATE")
+  "$python" bench/torch_baselines.py "$out/baselines" "$task" "${torch_options[@]}" > "$out/baselines/$task.log" 2>&1 || {
     tail -n 20 "$out/baselines/$task.log"
     echo "$task: no torch baselines, skipped"
     return 0
   }
   tail -n 2 "$out/baselines/$task.log"
   before=$(device_line "$gpu")
-  command="kernelarc run $task --device cuda:0 --agents $agents --budget $budget --time-limit $time_limit --seed $seed --baseline-file $task-baseline.json"
+  command="kernelarc run $task ${run_options[*]} --device cuda:0 --agents $agents --budget $budget --time-limit $time_limit --seed $seed --baseline-file $task-baseline.json"
   echo "== $task (GPU $gpu): $command"
   rm -f "$out/stores/$task.db"
-  "$kernelarc" run "$task" --device cuda:0 --agents "$agents" --budget "$budget" --time-limit "$time_limit" --seed "$seed" \
+  "$kernelarc" run "$task" "${run_options[@]}" --device cuda:0 --agents "$agents" --budget "$budget" --time-limit "$time_limit" --seed "$seed" \
     --baseline-file "$out/baselines/$task-baseline.json" --store "$out/stores/$task.db" --json \
     > "$out/runs/$task.json" 2> "$out/runs/$task.log" || true
   tail -n 3 "$out/runs/$task.log"
