@@ -129,10 +129,15 @@ def main():
                     compiled_ms, _ = measure(compiled, args, flush, options.iterations, options.warmup)
                 graphs_ms, graphs_timer = None, None
                 if not options.no_compile and not options.no_graphs:
-                    graphed, skipped = compiled_with_graphs(reference, args)
-                    graphs_ms, graphs_timer = measure(graphed, args, flush, options.iterations, options.warmup)
-                    if skipped:  # torch ran it without a graph: the figure is torch.compile's again, said so
-                        graphs_timer += "; cudagraphs skipped by torch"
+                    try:  # T_b stands without it: a failure here is recorded, not fatal
+                        graphed, skipped = compiled_with_graphs(reference, args)
+                        graphs_ms, graphs_timer = measure(graphed, args, flush, options.iterations, options.warmup)
+                        if skipped:  # torch ran it without a graph: the figure is torch.compile's again, said so
+                            graphs_timer += "; cudagraphs skipped by torch"
+                    except Exception as error:  # noqa: BLE001  any torch failure, said in the record
+                        graphs_ms, graphs_timer = None, f"failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+                    finally:
+                        torch._dynamo.reset()  # the graphs' memory pool released before the next workload
             best = min(eager_ms, compiled_ms)
             baseline[workload["uuid"]] = best
             rows.append({"uuid": workload["uuid"], "axes": workload["axes"], "eager_ms": eager_ms,
