@@ -1,12 +1,12 @@
 #include "judge/baseline_cache.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/hash.h"
+#include "judge/build_cache.h"
 
 namespace kernelarc::judge {
 
@@ -32,23 +32,16 @@ std::optional<CachedBaseline> BaselineCache::find(const BaselineKey& key) const 
 }
 
 void BaselineCache::store(const BaselineKey& key, const CachedBaseline& baseline) const {
-  std::error_code error;
-  fs::create_directories(directory_, error);
-  const fs::path file = directory_ / (key.hash() + ".json");
-  const fs::path temporary = fs::path(file.string() + fmt::format(".{}.tmp", getpid()));
-  {
-    std::ofstream out(temporary);
-    out << json{{"ns", baseline.ns}, {"source", baseline.source}, {"workload", key.workload_uuid}, {"device", key.device},
-                {"device_name", key.device_name}, {"torch", key.torch_version}, {"warmup", key.warmup}, {"iterations", key.iterations},
-                {"flush_bytes", key.flush_bytes}}
-               .dump(1);
-    if (!out) {
-      fs::remove(temporary, error);
-      return;
-    }
+  // A cache that cannot be written costs a re-measurement only: any failure is dropped.
+  try {
+    fs::create_directories(directory_);
+    write_file_atomically(directory_ / (key.hash() + ".json"),
+                          json{{"ns", baseline.ns}, {"source", baseline.source}, {"workload", key.workload_uuid}, {"device", key.device},
+                               {"device_name", key.device_name}, {"torch", key.torch_version}, {"warmup", key.warmup},
+                               {"iterations", key.iterations}, {"flush_bytes", key.flush_bytes}}
+                              .dump(1));
+  } catch (const std::exception&) {
   }
-  fs::rename(temporary, file, error);
-  if (error) fs::remove(temporary, error);
 }
 
 }  // namespace kernelarc::judge
