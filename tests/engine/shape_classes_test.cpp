@@ -53,6 +53,36 @@ TEST(ShapeClassesTest, ThreeRegimesNeedThreeClassesAndKLimitsThem) {
   EXPECT_EQ(choose_shape_classes(sizes, times, 1).classes.size(), 1u);
 }
 
+// The H100's gemm_bf16_residual, 2026-12-07: a 128 x 256 tile fits 1571 rows of 2560 columns in one wave where its
+// neighbours of 1024 and 2048 rows want 160 columns. Two configurations, three classes: the first takes both sides.
+TEST(ShapeClassesTest, AConfigurationMayTakeClassesOnBothSidesOfAnother) {
+  const std::vector<double> sizes = {1, 2, 3, 4, 5};
+  const std::vector<std::vector<double>> times = {{10, 10, 14, 10, 10}, {13, 13, 10, 13, 13}};
+  const auto found = choose_shape_classes(sizes, times, 2);
+  ASSERT_EQ(found.classes.size(), 3u);
+  EXPECT_EQ(found.classes[0].configuration, 0u);
+  EXPECT_DOUBLE_EQ(found.classes[0].up_to, 2.5);
+  EXPECT_EQ(found.classes[1].configuration, 1u);
+  EXPECT_DOUBLE_EQ(found.classes[1].up_to, 3.5);
+  EXPECT_EQ(found.classes[1].workloads, 1u);
+  EXPECT_EQ(found.classes[2].configuration, 0u);
+  EXPECT_NEAR(found.classes_ns, 10.0, 1e-9);
+  // One configuration allowed: the faster alone everywhere.
+  ASSERT_EQ(choose_shape_classes(sizes, times, 1).classes.size(), 1u);
+}
+
+// A run of one size a little faster on another configuration than its neighbours' is noise: it joins them.
+TEST(ShapeClassesTest, ARunThatGainsLessThanTheThresholdJoinsItsNeighbour) {
+  const std::vector<double> sizes = {1, 2, 3, 4, 5};
+  // Configuration 1 is 20% faster on sizes 4 and 5, and 1% faster on size 2 alone.
+  const std::vector<std::vector<double>> times = {{10, 10, 10, 10, 10}, {11, 9.9, 11, 8, 8}};
+  const auto found = choose_shape_classes(sizes, times, 4);
+  ASSERT_EQ(found.classes.size(), 2u);
+  EXPECT_EQ(found.classes[0].configuration, 0u);
+  EXPECT_DOUBLE_EQ(found.classes[0].up_to, 3.5);
+  EXPECT_EQ(found.classes[1].configuration, 1u);
+}
+
 TEST(ShapeClassesTest, WorkloadsOfOneSizeStayTogether) {
   // Two workloads of size 5 want different configurations: no threshold can part them, so they share a class.
   const std::vector<double> sizes = {5, 5, 9};
