@@ -115,6 +115,12 @@ std::string part_symbol(const std::string& entry, std::size_t index) { return fm
 
 std::string part_namespace(std::size_t index) { return fmt::format("kernelarc_part{}", index); }
 
+std::size_t part_source_index(const std::vector<judge::DispatchPart>& parts, std::size_t index) {
+  for (std::size_t earlier = 0; earlier < index; ++earlier)
+    if (parts[earlier].knobs == parts[index].knobs) return earlier;
+  return index;
+}
+
 judge::CandidateSource composed_source(const task::Task& task, const task::Template& tmpl, const std::vector<judge::DispatchPart>& parts,
                                        const std::string& axis) {
   if (parts.empty()) throw std::runtime_error("a composed candidate needs at least one part");
@@ -141,20 +147,25 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
   if (!kernel_form && !has_abi) text += "#include <kernelarc/candidate_abi.h>\n";
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const auto& part = parts[i];
-    const std::string symbol = part_symbol(entry, i);
-    text += fmt::format("\n// ---- part {}: {}; sizes {} ----\n", i, knob_text(part.knobs),
-                        part.up_to ? fmt::format("up to {}", *part.up_to) : std::string("above the other parts'"));
-    for (const auto& [name, value] : part.knobs) text += fmt::format("#define {} {}\n", name, value);
-    text += fmt::format("#define {} {}\nnamespace {} {{\n", entry, symbol, part_namespace(i));
-    text += split.body;
-    text += fmt::format("}}  // namespace {}\n#undef {}\n", part_namespace(i), entry);
-    for (const auto& [name, _] : part.knobs) text += fmt::format("#undef {}\n", name);
-    for (const auto& macro : split.macros)
-      if (!part.knobs.count(macro) && macro != entry) text += fmt::format("#undef {}\n", macro);
-    if (kernel_form) {
-      auto launch = *tmpl.launch;
-      launch.kernel = symbol;
-      source.dispatch[i].launch = launch;
+    const std::string sizes = part.up_to ? fmt::format("up to {}", *part.up_to) : std::string("above the other parts'");
+    if (const std::size_t built = part_source_index(parts, i); built != i) {
+      text += fmt::format("\n// ---- part {}: part {}'s configuration, built there; sizes {} ----\n", i, built, sizes);
+      if (kernel_form) source.dispatch[i].launch = source.dispatch[built].launch;
+    } else {
+      const std::string symbol = part_symbol(entry, i);
+      text += fmt::format("\n// ---- part {}: {}; sizes {} ----\n", i, knob_text(part.knobs), sizes);
+      for (const auto& [name, value] : part.knobs) text += fmt::format("#define {} {}\n", name, value);
+      text += fmt::format("#define {} {}\nnamespace {} {{\n", entry, symbol, part_namespace(i));
+      text += split.body;
+      text += fmt::format("}}  // namespace {}\n#undef {}\n", part_namespace(i), entry);
+      for (const auto& [name, _] : part.knobs) text += fmt::format("#undef {}\n", name);
+      for (const auto& macro : split.macros)
+        if (!part.knobs.count(macro) && macro != entry) text += fmt::format("#undef {}\n", macro);
+      if (kernel_form) {
+        auto launch = *tmpl.launch;
+        launch.kernel = symbol;
+        source.dispatch[i].launch = launch;
+      }
     }
     // The name shows what tells the parts apart: the knobs not set alike in every part, and the bounds.
     std::vector<std::string> named;
@@ -175,7 +186,9 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
     text += fmt::format("  if (num_inputs != {} || num_outputs != {}) return 1;\n", task.definition.inputs.size(), task.definition.outputs.size());
     text += fmt::format("  const double kernelarc_size = {};\n", judge::dispatch_size_cpp(task.definition, axis));
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      const std::string call = fmt::format("{}::{}(inputs, num_inputs, outputs, num_outputs, stream)", part_namespace(i), part_symbol(entry, i));
+      const std::size_t built = part_source_index(parts, i);
+      const std::string call =
+          fmt::format("{}::{}(inputs, num_inputs, outputs, num_outputs, stream)", part_namespace(built), part_symbol(entry, built));
       if (parts[i].up_to && i + 1 < parts.size())
         text += fmt::format("  if (kernelarc_size <= {}.0) return {};\n", *parts[i].up_to, call);
       else

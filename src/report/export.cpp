@@ -261,7 +261,8 @@ std::string translation_unit(const Context& c, bool inline_abi) {
     std::string launcher;
     try {
       std::vector<std::string> kernels;
-      for (std::size_t i = 0; i < c.parts.size(); ++i) kernels.push_back(engine::part_namespace(i) + "::" + c.parts[i].launch->kernel);
+      for (std::size_t i = 0; i < c.parts.size(); ++i)
+        kernels.push_back(engine::part_namespace(engine::part_source_index(c.parts, i)) + "::" + c.parts[i].launch->kernel);
       launcher = !c.parts.empty() ? kernel_launcher_cpp(c.task.definition, c.parts, kernels, c.dispatch_axis)
                                   : kernel_launcher_cpp(c.task.definition, *c.tmpl->launch, launched_kernel_name(c.candidate.source, *c.tmpl->launch), knob_names);
     } catch (const std::exception& error) {

@@ -106,5 +106,34 @@ TEST(CompositionTest, AKernelOnlySourceRenamesEachPartsKernelForTheJudgeToPick) 
   EXPECT_THAT(source.source, ::testing::Not(HasSubstr("KERNELARC_CANDIDATE(")));
 }
 
+TEST(CompositionTest, AConfigurationThatTakesTwoRunsOfSizesIsBuiltOnce) {
+  const auto task = task::load_task(fs::path(KERNELARC_TASKS) / "add_rmsnorm");
+  const auto& fused = task.definition.templates.front();
+  const std::vector<judge::DispatchPart> parts = {{{{"KEEP_ROW", 0}}, 100, std::nullopt},
+                                                  {{{"KEEP_ROW", 1}}, 20000, std::nullopt},
+                                                  {{{"KEEP_ROW", 0}}, std::nullopt, std::nullopt}};
+  EXPECT_EQ(part_source_index(parts, 0), 0u);
+  EXPECT_EQ(part_source_index(parts, 1), 1u);
+  EXPECT_EQ(part_source_index(parts, 2), 0u);
+  const auto full = composed_source(task, fused, parts);
+  EXPECT_THAT(full.source, HasSubstr("namespace kernelarc_part1 {"));
+  EXPECT_THAT(full.source, ::testing::Not(HasSubstr("namespace kernelarc_part2 {")));
+  EXPECT_THAT(full.source, HasSubstr("if (kernelarc_size <= 20000.0) return kernelarc_part1::kernelarc_run_kernelarc_part1("));
+  EXPECT_THAT(full.source, HasSubstr("  return kernelarc_part0::kernelarc_run_kernelarc_part0("));
+
+  const task::Template* rows = nullptr;
+  for (const auto& t : task.definition.templates)
+    if (t.name == "rows_cuda") rows = &t;
+  ASSERT_NE(rows, nullptr);
+  Knobs first;
+  for (const auto& knob : rows->knobs) first[knob.name] = knob.values.front();
+  Knobs second = first;
+  second["BLOCK"] = 32;
+  const auto kernels = composed_source(task, *rows, {{first, 16, std::nullopt}, {second, 64, std::nullopt}, {first, std::nullopt, std::nullopt}});
+  ASSERT_EQ(kernels.dispatch.size(), 3u);
+  EXPECT_EQ(kernels.dispatch[2].launch->kernel, "add_rmsnorm_rows_kernelarc_part0");
+  EXPECT_THAT(kernels.source, ::testing::Not(HasSubstr("add_rmsnorm_rows_kernelarc_part2")));
+}
+
 }  // namespace
 }  // namespace kernelarc::engine

@@ -111,6 +111,21 @@ TEST(CompositionJudgeTest, AComposedCandidateIsJudgedOnEveryWorkloadEachByThePar
     }
   }
 
+  // A configuration that takes runs of sizes on both sides of another's is built once and runs on both.
+  const std::vector<judge::DispatchPart> around = {{{{"KEEP_ROW", 0}, {"WRONG", 0}}, 10000, std::nullopt},
+                                                   {{{"KEEP_ROW", 1}, {"WRONG", 1}}, kBound, std::nullopt},
+                                                   {{{"KEEP_ROW", 0}, {"WRONG", 0}}, std::nullopt, std::nullopt}};
+  const auto around_source = engine::composed_source(task, probe, around);
+  EXPECT_EQ(around_source.source.find("namespace kernelarc_part2 {"), std::string::npos);
+  const auto around_verdict = judge.evaluate(around_source);
+  ASSERT_TRUE(around_verdict.build.ok) << around_verdict.build.diagnostics;
+  const auto around_status = statuses(around_verdict);
+  EXPECT_EQ(around_status.at("add_rmsnorm-1x2048"), "PASSED");               // 2048: part 0
+  EXPECT_EQ(around_status.at("add_rmsnorm-4x4096"), "INCORRECT_NUMERICAL");  // 16384: part 1
+  EXPECT_EQ(around_status.at("add_rmsnorm-9x2048"), "INCORRECT_NUMERICAL");  // 18432, held out: part 1
+  EXPECT_EQ(around_status.at("add_rmsnorm-16x5120"), "PASSED");              // 81920: part 2, part 0's text
+  EXPECT_EQ(around_status.at("add_rmsnorm-33x4096"), "PASSED");              // held out: part 2
+
   // Told apart by num_tokens alone (up to 8 tokens: part 0), 9x2048 goes to part 1, though its product (18432) is below
   // kBound: the judge follows the candidate's axis.
   auto by_tokens = probe_parts(0, 1);
