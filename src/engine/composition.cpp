@@ -121,6 +121,12 @@ std::size_t part_source_index(const std::vector<judge::DispatchPart>& parts, std
   return index;
 }
 
+std::size_t configuration_count(const std::vector<judge::DispatchPart>& parts) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) count += part_source_index(parts, i) == i;
+  return count;
+}
+
 judge::CandidateSource composed_source(const task::Task& task, const task::Template& tmpl, const std::vector<judge::DispatchPart>& parts,
                                        const std::string& axis) {
   if (parts.empty()) throw std::runtime_error("a composed candidate needs at least one part");
@@ -137,9 +143,9 @@ judge::CandidateSource composed_source(const task::Task& task, const task::Templ
   source.dispatch_axis = axis;
   judge::check_dispatch_axis(task.definition, axis);
   std::vector<std::string> names;
-  std::string text = fmt::format("// {} configurations of template {} of task {}, composed by KernelArc: each takes the workloads whose size\n"
-                                 "// ({}) is at most its bound.\n",
-                                 parts.size(), tmpl.name, task.definition.name,
+  std::string text = fmt::format("// {} parts ({} configurations) of template {} of task {}, composed by KernelArc: each takes the workloads\n"
+                                 "// whose size ({}) is at most its bound.\n",
+                                 parts.size(), configuration_count(parts), tmpl.name, task.definition.name,
                                  axis.empty() ? std::string("the product of the var axes") : fmt::format("var axis {}", axis));
   for (const auto& include : split.includes) text += include + "\n";
   const bool has_abi = std::any_of(split.includes.begin(), split.includes.end(),

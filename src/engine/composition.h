@@ -40,6 +40,8 @@ std::string part_namespace(std::size_t index);
 // The part whose text part `index` runs: the first with the same knobs, so a configuration that takes two runs of
 // sizes (engine/shape_classes.h) is built once.
 std::size_t part_source_index(const std::vector<judge::DispatchPart>& parts, std::size_t index);
+// How many configurations the parts have: parts with the same knobs count once.
+std::size_t configuration_count(const std::vector<judge::DispatchPart>& parts);
 
 // The composed source of `parts` (bounds increasing, the last unbounded) of template `tmpl`, told apart by `axis` (empty:
 // the product of the var axes). Throws std::runtime_error when the template cannot be composed: a var axis no tensor

@@ -375,7 +375,9 @@ std::string export_solution(const Context& c, const std::vector<std::string>& ta
                                c.measured.medians.size());
   description += fmt::format("; correct on all {} workloads judged", c.measured.workloads);
   if (!knob_text.empty()) description += fmt::format("; knobs {}", fmt::join(knob_text, " "));
-  if (!c.parts.empty()) description += fmt::format("; composed of {} configurations, one per class of workload sizes, picked at launch", c.parts.size());
+  if (!c.parts.empty())
+    description += fmt::format("; composed of {} configurations over {} classes of workload sizes, picked at launch", engine::configuration_count(c.parts),
+                               c.parts.size());
   if (c.kernel_form) description += "; kernel-only, with a generated host launcher";
   description += ".";
   json cuda_flags = architecture_flags(c, target_hardware);

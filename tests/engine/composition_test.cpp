@@ -115,6 +115,7 @@ TEST(CompositionTest, AConfigurationThatTakesTwoRunsOfSizesIsBuiltOnce) {
   EXPECT_EQ(part_source_index(parts, 0), 0u);
   EXPECT_EQ(part_source_index(parts, 1), 1u);
   EXPECT_EQ(part_source_index(parts, 2), 0u);
+  EXPECT_EQ(configuration_count(parts), 2u);
   const auto full = composed_source(task, fused, parts);
   EXPECT_THAT(full.source, HasSubstr("namespace kernelarc_part1 {"));
   EXPECT_THAT(full.source, ::testing::Not(HasSubstr("namespace kernelarc_part2 {")));

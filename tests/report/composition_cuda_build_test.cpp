@@ -86,7 +86,7 @@ TEST(CompositionCudaBuildTest, AComposedKernelOnlyCandidateExportsALauncherThatD
   EXPECT_NE(dlsym(library, "kernelarc_run"), nullptr);
   dlclose(library);
   request.format = ExportFormat::solution_json;
-  EXPECT_THAT(export_candidate(store, request).text, HasSubstr("composed of 2 configurations"));
+  EXPECT_THAT(export_candidate(store, request).text, HasSubstr("composed of 2 configurations over 2 classes"));
 }
 
 }  // namespace
