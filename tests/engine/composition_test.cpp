@@ -15,6 +15,19 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
+// add_rmsnorm's kernel-only CUDA template, and a template's default knobs.
+const task::Template* rows_cuda(const task::Task& task) {
+  for (const auto& t : task.definition.templates)
+    if (t.name == "rows_cuda") return &t;
+  return nullptr;
+}
+
+Knobs default_knobs(const task::Template& tmpl) {
+  Knobs knobs;
+  for (const auto& knob : tmpl.knobs) knobs[knob.name] = knob.values.front();
+  return knobs;
+}
+
 std::vector<judge::DispatchPart> two_parts() {
   judge::DispatchPart small, large;
   small.knobs = {{"KEEP_ROW", 0}};
@@ -89,12 +102,9 @@ TEST(CompositionTest, AFullSourceGetsItsPartsInNamespacesAndADispatchingEntryPoi
 
 TEST(CompositionTest, AKernelOnlySourceRenamesEachPartsKernelForTheJudgeToPick) {
   const auto task = task::load_task(fs::path(KERNELARC_TASKS) / "add_rmsnorm");
-  const task::Template* rows = nullptr;
-  for (const auto& t : task.definition.templates)
-    if (t.name == "rows_cuda") rows = &t;
+  const task::Template* rows = rows_cuda(task);
   ASSERT_NE(rows, nullptr);
-  Knobs first;
-  for (const auto& knob : rows->knobs) first[knob.name] = knob.values.front();
+  const Knobs first = default_knobs(*rows);
   Knobs second = first;
   second["BLOCK"] = 32;
   const auto source = composed_source(task, *rows, {{first, 16, std::nullopt}, {second, std::nullopt, std::nullopt}});
@@ -122,12 +132,9 @@ TEST(CompositionTest, AConfigurationThatTakesTwoRunsOfSizesIsBuiltOnce) {
   EXPECT_THAT(full.source, HasSubstr("if (kernelarc_size <= 20000.0) return kernelarc_part1::kernelarc_run_kernelarc_part1("));
   EXPECT_THAT(full.source, HasSubstr("  return kernelarc_part0::kernelarc_run_kernelarc_part0("));
 
-  const task::Template* rows = nullptr;
-  for (const auto& t : task.definition.templates)
-    if (t.name == "rows_cuda") rows = &t;
+  const task::Template* rows = rows_cuda(task);
   ASSERT_NE(rows, nullptr);
-  Knobs first;
-  for (const auto& knob : rows->knobs) first[knob.name] = knob.values.front();
+  const Knobs first = default_knobs(*rows);
   Knobs second = first;
   second["BLOCK"] = 32;
   const auto kernels = composed_source(task, *rows, {{first, 16, std::nullopt}, {second, 64, std::nullopt}, {first, std::nullopt, std::nullopt}});
