@@ -42,7 +42,7 @@ std::vector<std::size_t> without(std::vector<std::size_t> set, std::size_t index
 
 }  // namespace
 
-ShapeClasses choose_shape_classes(const std::vector<double>& sizes, const std::vector<std::vector<double>>& times, std::size_t max_classes,
+ShapeClasses choose_shape_classes(const std::vector<double>& sizes, const std::vector<std::vector<double>>& times, std::size_t max_configurations,
                                   double min_gain) {
   if (sizes.empty()) throw std::invalid_argument("no workloads to classify");
   if (times.empty()) throw std::invalid_argument("no configurations to choose from");
@@ -77,10 +77,10 @@ ShapeClasses choose_shape_classes(const std::vector<double>& sizes, const std::v
   const double single_cost = assign(cost, {single}).total;
   if (!std::isfinite(single_cost)) throw std::invalid_argument("no configuration has a time on every workload");
 
-  // Up to max_classes configurations, each group to the fastest of them: added one at a time, the one that lowers the
+  // Up to max_configurations configurations, each group to the fastest of them: added one at a time, the one that lowers the
   // total most, then swapped for another while that lowers it (the first picks are not always the best pair).
   std::vector<std::size_t> chosen{single};
-  const std::size_t k_max = std::max<std::size_t>(1, max_classes);
+  const std::size_t k_max = std::max<std::size_t>(1, max_configurations);
   double total = single_cost;
   while (chosen.size() < k_max) {
     std::size_t pick = configurations;

@@ -21,7 +21,7 @@ struct ShapeClasses {
 };
 
 // `sizes`: one per workload; `times[c][w]`: configuration c's median time on workload w (not finite or <= 0: c cannot
-// take a class holding w). Up to `max_classes` configurations, chosen to minimise the sum of log-times when each size
+// take a class holding w). Up to `max_configurations` configurations, chosen to minimise the sum of log-times when each size
 // takes the fastest of them (added greedily, then swapped while that helps); the classes are the runs of sizes one
 // configuration takes, so a configuration may take sizes on both sides of another's (a GEMM's ragged M can want another
 // tile than its neighbours; workloads of one size stay together). A configuration whose workloads would be less than
@@ -29,7 +29,7 @@ struct ShapeClasses {
 // over a neighbour's configuration joins it, so noise neither adds a configuration nor draws a border. Ties go to the
 // lower configuration index. Throws std::invalid_argument for mismatched sizes or no configuration that can take every
 // workload alone.
-ShapeClasses choose_shape_classes(const std::vector<double>& sizes, const std::vector<std::vector<double>>& times, std::size_t max_classes,
+ShapeClasses choose_shape_classes(const std::vector<double>& sizes, const std::vector<std::vector<double>>& times, std::size_t max_configurations,
                                   double min_gain = 0.02);
 
 }  // namespace kernelarc::engine
