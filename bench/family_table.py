@@ -91,7 +91,9 @@ def fmt_ratio(value):
 
 
 def fmt_us(ns, digits=2):
-    return "" if ns is None else f"{ns / 1e3:.{digits}f}"
+    if ns is None:
+        return ""
+    return "-" if math.isnan(ns) else f"{ns / 1e3:.{digits}f}"  # nan: a geometric mean over no time (torch.compile not run)
 
 
 def fmt_score(score):
@@ -122,7 +124,7 @@ def tables(summaries):
         roof = f"{100 * f['large_roofline']:.1f} ({f['large']})" if f["large_roofline"] else "- (none)"
         failed = f" ({f['failed']} failed)" if f["failed"] else ""
         out.append(f"| {f['task']} | {f['workloads']}{failed} | {fmt_us(f['start'])} | {fmt_us(f['best'])} | {fmt_us(f['eager'])} | "
-                   f"{fmt_us(f['compile'])} | {f['vs_compile']:.2f}x | {roof} | "
+                   f"{fmt_us(f['compile'])} | {fmt_ratio(f['vs_compile'])} | {roof} | "
                    f"{fmt_score(f['score'])} | "
                    f"{f['run'].get('judged')} | {f['run'].get('elapsed_s') or 0:.0f} s |")
     scores = [f["score"] for f in family if f["score"] is not None]
