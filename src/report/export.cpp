@@ -228,6 +228,13 @@ std::string knob_defines(const Context& c) {
 // The candidate's translation unit: the knob #defines, the source, and for a kernel-only candidate the launcher. With
 // `inline_abi` the ABI header's text replaces its #include (and device.cuh's its), so the file needs nothing but
 // dlpack/dlpack.h.
+// An #include line of header `path` (<path> or "path"), the line's leading newline in group 1.
+std::regex include_line(std::string_view path) {
+  std::string escaped;
+  for (const char ch : path) escaped += ch == '.' ? std::string("\\.") : std::string(1, ch);
+  return std::regex(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"])" + escaped + R"([>"][^\n]*)");
+}
+
 std::string translation_unit(const Context& c, bool inline_abi) {
   static const std::regex abi_include(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"]kernelarc/candidate_abi\.h[>"][^\n]*)");
   const std::string abi_text = fmt::format("/* ---- include/kernelarc/candidate_abi.h (inlined by kernelarc export) ---- */\n{}"
@@ -237,9 +244,7 @@ std::string translation_unit(const Context& c, bool inline_abi) {
   // The shared device headers (include/kernelarc/device.cuh, gemm_sm90.cuh): each inlined whenever it is included, at
   // its first #include.
   for (const auto& [path, text] : judge::shared_device_headers()) {
-    std::string escaped;
-    for (const char c : path) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
-    const std::regex device_include(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"])" + escaped + R"([>"][^\n]*)");
+    const std::regex device_include = include_line(path);
     std::smatch device_match;
     if (inline_abi && std::regex_search(source, device_match, device_include))
       source.replace(static_cast<std::size_t>(device_match.position(0)) + device_match[1].length(),
@@ -399,8 +404,16 @@ std::string export_solution(const Context& c, const std::vector<std::string>& ta
                                {{"path", binding_file}, {"content", binding}},
                                {{"path", "kernelarc/candidate_abi.h"}, {"content", std::string(judge::candidate_abi_header())}},
                                {{"path", "dlpack/dlpack.h"}, {"content", std::string(judge::dlpack_header())}}})}};
+  // The shared device headers the kernel includes, directly or through another, and no others.
+  std::set<std::string_view> shipped;
+  std::string included = kernel;
+  for (bool more = true; more;) {
+    more = false;
+    for (const auto& [path, text] : judge::shared_device_headers())
+      if (!shipped.count(path) && std::regex_search(included, include_line(path))) shipped.insert(path), included += text, more = true;
+  }
   for (const auto& [path, text] : judge::shared_device_headers())
-    solution["sources"].push_back({{"path", std::string(path)}, {"content", std::string(text)}});
+    if (shipped.count(path)) solution["sources"].push_back({{"path", std::string(path)}, {"content", std::string(text)}});
   return solution.dump(2) + "\n";
 }
 

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "common/parallel.h"
@@ -90,9 +92,13 @@ TEST(ExportCudaBuildTest, AGemmSolutionExportedForTheB200BuildsForSm100a) {
   const auto solution = nlohmann::json::parse(export_candidate(store, request).text);
   EXPECT_THAT(solution["spec"]["compile_options"]["cuda_cflags"].dump(), ::testing::HasSubstr("-gencode=arch=compute_100a,code=sm_100a"));
   std::string kernel;
-  for (const auto& file : solution["sources"])
+  std::set<std::string> shipped;
+  for (const auto& file : solution["sources"]) {
+    shipped.insert(file["path"].get<std::string>());
     if (file["path"] == "kernel.cu") kernel = file["content"].get<std::string>();
+  }
   ASSERT_FALSE(kernel.empty());
+  EXPECT_TRUE(shipped.count("kernelarc/gemm_sm90.cuh")) << "the kernel includes the GEMM header: solution.json ships it beside it";
   judge::cuda::CudaCompilerOptions options;
   options.cache_directory = directory.path() / "cache";
   options.architecture = "sm_100a";

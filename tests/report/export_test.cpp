@@ -197,6 +197,7 @@ TEST_F(ExportTest, SolutionJsonHasEveryFieldAndBindsTheCandidate) {
   EXPECT_THAT(sources["kernel.cu"], HasSubstr("#include <kernelarc/candidate_abi.h>"));
   EXPECT_THAT(sources["kernel.cu"], HasSubstr("#include <kernelarc/device.cuh>")) << "the template includes it; solution.json carries it";
   EXPECT_EQ(sources["kernelarc/device.cuh"], judge::device_header());
+  EXPECT_FALSE(sources.count("kernelarc/gemm_sm90.cuh")) << "a shared header the kernel does not include is not shipped";
   EXPECT_THAT(sources["kernel.cu"], HasSubstr("(const void*)add_rmsnorm_rows, dim3("));
   EXPECT_THAT(sources["kernel.cu"], HasSubstr(judge::read_text_file(tmpl.source).substr(0, 200)));
   EXPECT_THAT(sources["binding.cpp"], HasSubstr("void run(torch::Tensor x, torch::Tensor residual, torch::Tensor weight, double eps, "
