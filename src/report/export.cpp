@@ -225,9 +225,6 @@ std::string knob_defines(const Context& c) {
   return out;
 }
 
-// The candidate's translation unit: the knob #defines, the source, and for a kernel-only candidate the launcher. With
-// `inline_abi` the ABI header's text replaces its #include (and device.cuh's its), so the file needs nothing but
-// dlpack/dlpack.h.
 // An #include line of header `path` (<path> or "path"), the line's leading newline in group 1.
 std::regex include_line(std::string_view path) {
   std::string escaped;
@@ -235,8 +232,11 @@ std::regex include_line(std::string_view path) {
   return std::regex(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"])" + escaped + R"([>"][^\n]*)");
 }
 
+// The candidate's translation unit: the knob #defines, the source, and for a kernel-only candidate the launcher. With
+// `inline_abi` the ABI header's text replaces its #include (and device.cuh's its), so the file needs nothing but
+// dlpack/dlpack.h.
 std::string translation_unit(const Context& c, bool inline_abi) {
-  static const std::regex abi_include(R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"]kernelarc/candidate_abi\.h[>"][^\n]*)");
+  static const std::regex abi_include = include_line("kernelarc/candidate_abi.h");
   const std::string abi_text = fmt::format("/* ---- include/kernelarc/candidate_abi.h (inlined by kernelarc export) ---- */\n{}"
                                            "/* ---- end of include/kernelarc/candidate_abi.h ---- */",
                                            judge::candidate_abi_header());
