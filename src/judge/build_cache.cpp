@@ -23,9 +23,19 @@ void write_file_atomically(const fs::path& target, std::string_view content) {
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+    }
   }
-  fs::rename(temporary, target);
+  std::error_code error;
+  fs::rename(temporary, target, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);  // a failed write leaves nothing behind
+    throw fs::filesystem_error("cannot replace the file", temporary, target, error);
+  }
 }
 
 std::string read_text_file(const fs::path& file) {

@@ -28,7 +28,7 @@ class BuildCache {
   std::filesystem::path abi_include_;
 };
 
-// Writes through a uniquely named temporary file and a rename.
+// Writes through a uniquely named temporary file and a rename; on failure throws and leaves no temporary file.
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
 
 // The whole file; throws std::runtime_error naming it when it cannot be read.

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "judge/build_cache.h"
 #include "judge/cpu_calibration.h"
 
 namespace kernelarc::judge {
@@ -42,6 +43,18 @@ TEST(CpuCalibrationCacheTest, SavesAtOnceFromManyThreadsAndReadsBackWhole) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) files += entry.is_regular_file();
   EXPECT_EQ(files, 1);
+  std::filesystem::remove_all(folder);
+}
+
+// A write that cannot replace its target (here a folder) throws and leaves no temporary file beside it.
+TEST(CpuCalibrationCacheTest, AFailedWriteLeavesNoTemporaryFile) {
+  const auto folder = std::filesystem::temp_directory_path() / ("kernelarc-failed-write-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder / "target" / "inside");
+  EXPECT_THROW(write_file_atomically(folder / "target", "text"), std::exception);
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(folder)) ++entries;
+  EXPECT_EQ(entries, 1) << "only the target folder";
   std::filesystem::remove_all(folder);
 }
 
