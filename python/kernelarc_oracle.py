@@ -614,6 +614,9 @@ class Candidate(Oracle):
             for output in self.output_views:
                 if output.numel():
                     output.view(-1).view(torch.uint8).fill_(int(request["poison"]))
+            if timed and self.flush_buffer is not None:  # the poison's writes left the outputs in L2: flushed again, as the native worker does
+                self.flushes += 1
+                self.flush_buffer.fill_(float(self.flushes))
             torch.cuda.synchronize()
         if request.get("null"):
             return {"ok": True, "rc": 0, "ns": 0.0, "metadata": ""}

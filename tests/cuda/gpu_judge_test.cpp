@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -60,6 +61,26 @@ fs::path tasks_directory() { return source_path(KERNELARC_TASKS, "tasks"); }
 fs::path cuda_tasks_directory() { return source_path(KERNELARC_CUDA_TASKS, "tests/cuda/tasks"); }
 fs::path cuda_candidates_directory() { return source_path(KERNELARC_CUDA_CANDIDATES, "tests/cuda/candidates"); }
 fs::path solutions_directory() { return source_path(KERNELARC_SOLUTIONS, "tests/judge/solutions"); }
+
+// A solution.json of tests/judge/solutions as the CLI would hand it to the judge.
+CandidateSource python_solution(const std::string& name) {
+  CandidateSource source;
+  source.name = name;
+  source.source = read_text(solutions_directory() / (name + ".json"));
+  source.solution = std::make_shared<const task::SolutionCandidate>(task::read_solution(source.source));
+  return source;
+}
+
+// Why the PyTorch oracle cannot run on the GPU here (an unusable oracle fails the test: scripts/setup provides one), or
+// nothing when it can.
+std::optional<std::string> oracle_without_cuda() {
+  const auto oracle = find_reference_oracle();
+  EXPECT_TRUE(oracle.usable()) << ::testing::PrintToString(oracle.problems);
+  if (!oracle.usable()) return "no usable oracle";
+  const auto probe = common::run_command({oracle.python.string(), "-c", "import torch; assert torch.cuda.is_available()"}, 2min, 1 << 16);
+  if (probe.ok()) return std::nullopt;
+  return oracle.python.string() + " has no torch with CUDA: " + probe.output;
+}
 
 class GpuJudgeTest : public ::testing::Test {
  protected:
@@ -406,10 +427,7 @@ TEST_F(GpuJudgeTest, AComposedKernelOnlyCandidateLaunchesEachWorkloadsPart) {
 // call's kernel span there, as a candidate is timed. Skipped where the machine's torch has no CUDA.
 TEST_F(GpuJudgeTest, ThePyTorchReferenceRunsOnTheGpuAndTimesTheBaselineThere) {
   SKIP_WITHOUT_GPU();
-  const auto oracle = find_reference_oracle();
-  ASSERT_TRUE(oracle.usable()) << ::testing::PrintToString(oracle.problems);
-  const auto probe = common::run_command({oracle.python.string(), "-c", "import torch; assert torch.cuda.is_available()"}, 2min, 1 << 16);
-  if (!probe.ok()) GTEST_SKIP() << oracle.python << " has no torch with CUDA: " << probe.output;
+  if (const auto missing = oracle_without_cuda()) GTEST_SKIP() << *missing;
   task::Task task = small_softmax();
   task.definition.reference =
       "import torch\n\ndef run(x):\n    assert x.is_cuda, 'the reference ran on the CPU'\n"
@@ -437,17 +455,8 @@ TEST_F(GpuJudgeTest, ThePyTorchReferenceRunsOnTheGpuAndTimesTheBaselineThere) {
 // L2 flush. Skipped where the machine's torch has no CUDA.
 TEST_F(GpuJudgeTest, APythonSolutionIsJudgedOnTheGpuThroughTheOracle) {
   SKIP_WITHOUT_GPU();
-  const auto oracle = find_reference_oracle();
-  ASSERT_TRUE(oracle.usable()) << ::testing::PrintToString(oracle.problems);
-  const auto probe = common::run_command({oracle.python.string(), "-c", "import torch; assert torch.cuda.is_available()"}, 2min, 1 << 16);
-  if (!probe.ok()) GTEST_SKIP() << oracle.python << " has no torch with CUDA: " << probe.output;
-  const auto solution = [](const std::string& name) {
-    CandidateSource source;
-    source.name = name;
-    source.source = read_text(solutions_directory() / (name + ".json"));
-    source.solution = std::make_shared<const task::SolutionCandidate>(task::read_solution(source.source));
-    return source;
-  };
+  if (const auto missing = oracle_without_cuda()) GTEST_SKIP() << *missing;
+  const auto& solution = python_solution;
   const task::Task task = small_softmax();  // the judge keeps a reference to its task
   Judge judge(task, options(), peaks());
   for (const char* honest : {"softmax_pytorch", "softmax_pytorch_dps"}) {
@@ -465,6 +474,26 @@ TEST_F(GpuJudgeTest, APythonSolutionIsJudgedOnTheGpuThroughTheOracle) {
   EXPECT_FALSE(cached.passed()) << describe(cached);
   const auto wrong = judge.evaluate(solution("softmax_pytorch_wrong"));
   expect_every_workload(wrong, Status::incorrect_numerical, "output 'y'");
+}
+
+// The same for a Python solution through the oracle's candidate role: its poison of the outputs must not leave them in
+// L2 either. Two honest copies of 16 MiB, one of them a where() that loads its output before writing it.
+TEST_F(GpuJudgeTest, OutputsAreColdWhenATimedCallThroughTheOracleStarts) {
+  SKIP_WITHOUT_GPU();
+  if (const auto missing = oracle_without_cuda()) GTEST_SKIP() << *missing;
+  const task::Task task = load(cuda_tasks_directory() / "copy", {"copy-4Mi"});
+  auto judge_options = options();
+  judge_options.rounds = 1;
+  judge_options.iterations = 30;
+  Judge judge(task, judge_options, peaks());
+  const auto plain = judge.evaluate(python_solution("copy_pytorch_dps"));
+  const auto reading = judge.evaluate(python_solution("copy_pytorch_reads_its_output_first"));
+  ASSERT_TRUE(plain.passed()) << describe(plain);
+  ASSERT_TRUE(reading.passed()) << describe(reading);
+  const double plain_ns = plain.workloads.front().timing->median_ns, reading_ns = reading.workloads.front().timing->median_ns;
+  std::cerr << fmt::format("16 MiB copy through the oracle: {:.2f} us; where() loading the outputs: {:.2f} us ({:.2f}x)\n", plain_ns / 1e3,
+                           reading_ns / 1e3, reading_ns / plain_ns);
+  EXPECT_GE(reading_ns, 1.25 * plain_ns) << "the outputs were still in L2 when the call started";
 }
 
 // The benchmark's own examples in Python (examples/pytorch and examples/triton of a snapshot of NVIDIA/SOL-ExecBench,
