@@ -13,7 +13,8 @@ one process, changing one factor at a time from the harness's protocol towards K
   poisoned       as KernelArc's worker: outputs filled with a poison, the flush written again, a synchronise, 30 us idle
   oracle         KernelArc's Python oracle's protocol (kernel_spans_ns: torch's profiler, a fill flush, a synchronise)
   busy before    the harness's protocol right after 200 ms of other kernels (clocks already up)
-A row per workload with the median of each (100+ calls) and the SM clock nvidia-smi saw during the row.
+A row per workload with the median of each (100+ calls) and the SM clock nvidia-smi saw after the row.
+bench/export_gap_device.sh runs it on three tasks in one device call.
 """
 import argparse
 import json
