@@ -456,11 +456,10 @@ TEST_F(GpuJudgeTest, ThePyTorchReferenceRunsOnTheGpuAndTimesTheBaselineThere) {
 TEST_F(GpuJudgeTest, APythonSolutionIsJudgedOnTheGpuThroughTheOracle) {
   SKIP_WITHOUT_GPU();
   if (const auto missing = oracle_without_cuda()) GTEST_SKIP() << *missing;
-  const auto& solution = python_solution;
   const task::Task task = small_softmax();  // the judge keeps a reference to its task
   Judge judge(task, options(), peaks());
   for (const char* honest : {"softmax_pytorch", "softmax_pytorch_dps"}) {
-    const auto verdict = judge.evaluate(solution(honest));
+    const auto verdict = judge.evaluate(python_solution(honest));
     EXPECT_TRUE(verdict.passed()) << describe(verdict);
     EXPECT_EQ(verdict.kind, "python solution through the oracle");
     for (const auto& row : verdict.workloads) {
@@ -470,9 +469,9 @@ TEST_F(GpuJudgeTest, APythonSolutionIsJudgedOnTheGpuThroughTheOracle) {
       EXPECT_LT(row.timing->median_ns, 1e7) << row.uuid;
     }
   }
-  const auto cached = judge.evaluate(solution("softmax_pytorch_caches_first"));
+  const auto cached = judge.evaluate(python_solution("softmax_pytorch_caches_first"));
   EXPECT_FALSE(cached.passed()) << describe(cached);
-  const auto wrong = judge.evaluate(solution("softmax_pytorch_wrong"));
+  const auto wrong = judge.evaluate(python_solution("softmax_pytorch_wrong"));
   expect_every_workload(wrong, Status::incorrect_numerical, "output 'y'");
 }
 
