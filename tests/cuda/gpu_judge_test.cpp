@@ -142,6 +142,25 @@ class GpuJudgeTest : public ::testing::Test {
     return candidate;
   }
   static CandidateSource canary(const std::string& name) { return file(cuda_candidates_directory() / (name + ".cu")); }
+
+  // Two honest copies of 16 MiB (copy-4Mi, which the L2 holds), the second loading each output before it writes it:
+  // with cold outputs those loads come from DRAM, half as many bytes again as the plain copy moves, so it must be
+  // clearly slower; with the poison left in L2 they were nearly free.
+  static void expect_cold_outputs(const CandidateSource& plain_copy, const CandidateSource& reading_copy, const std::string& what) {
+    const task::Task task = load(cuda_tasks_directory() / "copy", {"copy-4Mi"});
+    auto judge_options = options();
+    judge_options.rounds = 1;
+    judge_options.iterations = 30;
+    Judge judge(task, judge_options, peaks());
+    const auto plain = judge.evaluate(plain_copy);
+    const auto reading = judge.evaluate(reading_copy);
+    ASSERT_TRUE(plain.passed()) << describe(plain);
+    ASSERT_TRUE(reading.passed()) << describe(reading);
+    const double plain_ns = plain.workloads.front().timing->median_ns, reading_ns = reading.workloads.front().timing->median_ns;
+    std::cerr << fmt::format("{}: {:.2f} us; loading the outputs first: {:.2f} us ({:.2f}x)\n", what, plain_ns / 1e3, reading_ns / 1e3,
+                             reading_ns / plain_ns);
+    EXPECT_GE(reading_ns, 1.25 * plain_ns) << what << ": the outputs were still in L2 when the call started";
+  }
   static CandidateSource from_template(const task::Task& task, const std::string& name) {
     for (const auto& tmpl : task.definition.templates)
       if (tmpl.name == name) {
@@ -247,24 +266,10 @@ TEST_F(GpuJudgeTest, CopyKernelIsTimedNearTheCalibratedBandwidth) {
 }
 
 // A timed call starts with its outputs out of L2, as the benchmark's harness allocates them: the judge's poison of them
-// must not leave them there. On 16 MiB, which the L2 holds, a copy that loads each output before writing it moves half
-// as many bytes again as the plain copy; with the poison in L2 those loads were nearly free (up to 22% off mid-size
-// times against the harness, H100 2026-12-06).
+// must not leave them there (it did: up to 22% off mid-size times against the harness, H100 2026-12-06).
 TEST_F(GpuJudgeTest, OutputsAreColdWhenATimedCallStarts) {
   SKIP_WITHOUT_GPU();
-  const task::Task task = load(cuda_tasks_directory() / "copy", {"copy-4Mi"});
-  auto judge_options = options();
-  judge_options.rounds = 1;
-  judge_options.iterations = 30;
-  Judge judge(task, judge_options, peaks());
-  const auto plain = judge.evaluate(canary("copy_vector4"));
-  const auto reading = judge.evaluate(canary("copy_reads_its_output_first"));
-  ASSERT_TRUE(plain.passed()) << describe(plain);
-  ASSERT_TRUE(reading.passed()) << describe(reading);
-  const double plain_ns = plain.workloads.front().timing->median_ns, reading_ns = reading.workloads.front().timing->median_ns;
-  std::cerr << fmt::format("16 MiB copy: {:.2f} us; loading the outputs first: {:.2f} us ({:.2f}x)\n", plain_ns / 1e3,
-                           reading_ns / 1e3, reading_ns / plain_ns);
-  EXPECT_GE(reading_ns, 1.25 * plain_ns) << "the outputs were still in L2 when the call started";
+  expect_cold_outputs(canary("copy_vector4"), canary("copy_reads_its_output_first"), "16 MiB copy");
 }
 
 TEST_F(GpuJudgeTest, OutOfBoundsWriteIsARuntimeErrorAndTheNextCandidateStillPasses) {
@@ -475,24 +480,12 @@ TEST_F(GpuJudgeTest, APythonSolutionIsJudgedOnTheGpuThroughTheOracle) {
   expect_every_workload(wrong, Status::incorrect_numerical, "output 'y'");
 }
 
-// The same for a Python solution through the oracle's candidate role: its poison of the outputs must not leave them in
-// L2 either. Two honest copies of 16 MiB, one of them a where() that loads its output before writing it.
+// The same for a Python solution through the oracle's candidate role, whose poison left the outputs in L2 until
+// 2026-12-08; the copy that loads its outputs first is one where() kernel.
 TEST_F(GpuJudgeTest, OutputsAreColdWhenATimedCallThroughTheOracleStarts) {
   SKIP_WITHOUT_GPU();
   if (const auto missing = oracle_without_cuda()) GTEST_SKIP() << *missing;
-  const task::Task task = load(cuda_tasks_directory() / "copy", {"copy-4Mi"});
-  auto judge_options = options();
-  judge_options.rounds = 1;
-  judge_options.iterations = 30;
-  Judge judge(task, judge_options, peaks());
-  const auto plain = judge.evaluate(python_solution("copy_pytorch_dps"));
-  const auto reading = judge.evaluate(python_solution("copy_pytorch_reads_its_output_first"));
-  ASSERT_TRUE(plain.passed()) << describe(plain);
-  ASSERT_TRUE(reading.passed()) << describe(reading);
-  const double plain_ns = plain.workloads.front().timing->median_ns, reading_ns = reading.workloads.front().timing->median_ns;
-  std::cerr << fmt::format("16 MiB copy through the oracle: {:.2f} us; where() loading the outputs: {:.2f} us ({:.2f}x)\n", plain_ns / 1e3,
-                           reading_ns / 1e3, reading_ns / plain_ns);
-  EXPECT_GE(reading_ns, 1.25 * plain_ns) << "the outputs were still in L2 when the call started";
+  expect_cold_outputs(python_solution("copy_pytorch_dps"), python_solution("copy_pytorch_reads_its_output_first"), "16 MiB copy through the oracle");
 }
 
 // The benchmark's own examples in Python (examples/pytorch and examples/triton of a snapshot of NVIDIA/SOL-ExecBench,
