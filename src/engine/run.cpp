@@ -307,12 +307,9 @@ void Run::specialise() {
     if (progress_) progress_(fmt::format("  no composed candidate: {}", found ? "it was judged already" : why));
     return;
   }
-  if (progress_) {
-    std::set<std::size_t> configurations;
-    for (const auto& shape_class : found->classes.classes) configurations.insert(shape_class.configuration);
-    progress_(fmt::format("  judging a candidate composed of {} configurations over {} classes of sizes", configurations.size(),
-                          found->classes.classes.size()));
-  }
+  if (progress_)
+    progress_(fmt::format("  judging a candidate composed of {} configurations over {} classes of sizes", configuration_count(found->parts),
+                          found->parts.size()));
   judge_and_record(found->knobs, "specialise", "", found->hypothesis);
 }
 

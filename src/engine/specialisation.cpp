@@ -23,7 +23,7 @@ constexpr double kMinClassGain = 0.02;  // the least gain of a class over mergin
 }  // namespace
 
 std::optional<Specialisation> specialisation_of(const store::Store& store, std::int64_t run_id, const task::Task& task,
-                                                const task::Template& tmpl, std::size_t max_classes, const Knobs& first, std::string& why) {
+                                                const task::Template& tmpl, std::size_t max_configurations, const Knobs& first, std::string& why) {
   // The sizes classes may be drawn on: the product of the var axes, then each var axis alone where there are several.
   std::vector<std::string> axes{""};
   if (const auto names = judge::var_axis_names(task.definition); names.size() > 1) axes.insert(axes.end(), names.begin(), names.end());
@@ -106,7 +106,7 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
       times.insert(is_first ? times.begin() : times.end(), row);
     }
   }
-  if (configurations.size() < 2 || max_classes < 2) {
+  if (configurations.size() < 2 || max_configurations < 2) {
     why = fmt::format("{} configuration(s) passed every visible workload: nothing to specialise", configurations.size());
     return std::nullopt;
   }
@@ -120,7 +120,7 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
   const double min_gain = std::max(kMinClassGain, noise);
   Specialisation out;
   for (std::size_t a = 0; a < axes.size(); ++a) {
-    auto classes = choose_shape_classes(sizes[a], times, max_classes, min_gain);
+    auto classes = choose_shape_classes(sizes[a], times, max_configurations, min_gain);
     if (a == 0 || classes.classes_ns < out.classes.classes_ns * (1 - 1e-9)) out.classes = std::move(classes), out.axis = axes[a];
   }
   if (out.classes.classes.size() < 2) {
@@ -141,6 +141,7 @@ std::optional<Specialisation> specialisation_of(const store::Store& store, std::
     parts.push_back(std::move(part));
   }
   out.knobs = composed_knobs(parts, out.axis);
+  out.parts = std::move(parts);
   out.hypothesis = fmt::format("composed by shape class{}: {}; measured apart, {} against the best single configuration's {}",
                                out.axis.empty() ? std::string() : " (classes of " + out.axis + ")", fmt::join(described, "; "),
                                common::format_time_ns(out.classes.classes_ns),

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/brain.h"
 #include "engine/shape_classes.h"
+#include "judge/dispatch_rule.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -17,6 +19,7 @@ struct Specialisation {
   Knobs knobs;              // the composed candidate's (composed_knobs)
   std::string hypothesis;   // one line: the classes and the gain the measurements predict
   ShapeClasses classes;
+  std::vector<judge::DispatchPart> parts;  // the composed candidate's, a part per class (a configuration may take several)
   std::string axis;         // the var axis the classes are drawn on; empty: the product of the var axes
 };
 
@@ -28,6 +31,6 @@ struct Specialisation {
 // var axis alone (a GEMM's rows decide its kernel more than its product does), the product where they tie. nullopt,
 // with `why` said, when fewer than two classes come out.
 std::optional<Specialisation> specialisation_of(const store::Store& store, std::int64_t run_id, const task::Task& task,
-                                                const task::Template& tmpl, std::size_t max_classes, const Knobs& first, std::string& why);
+                                                const task::Template& tmpl, std::size_t max_configurations, const Knobs& first, std::string& why);
 
 }  // namespace kernelarc::engine
